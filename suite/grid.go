@@ -1,0 +1,205 @@
+package suite
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ugbench/ugbench/datasets"
+)
+
+// GridConfig is a grid of runs: methods × datasets × ratios × seeds × swept
+// hyper-parameters (benchopt's and GraphGym's notion of a grid).
+type GridConfig struct {
+	// Methods are registry names; "all" expands to every registered method.
+	Methods []string
+	// Datasets are dataset names (directories of the data dir).
+	Datasets []string
+	// Ratios are "low", "high" (the dataset's protocol ratios) or numbers in (0, 1].
+	Ratios []string
+	// Seeds of the split and the model.
+	Seeds []int64
+	// Sets are --set values: "method.param" → values to sweep; "*.param"
+	// applies to every selected method that has param.
+	Sets map[string][]string
+	// Epochs, if > 0, overrides the "epochs" parameter of every method that
+	// has one.
+	Epochs int
+	// Protocol is the evaluation protocol of every run.
+	Protocol Protocol
+}
+
+// ParseSeeds parses "0,1,2", "0-4" or a mix ("0-2,7") into seeds, in order,
+// without duplicates.
+func ParseSeeds(s string) ([]int64, error) {
+	var out []int64
+	seen := map[int64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseInt(lo, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("seed %q: not an integer or range a-b", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a {
+				return nil, fmt.Errorf("seed range %q: want a-b with a ≤ b", part)
+			}
+		}
+		for v := a; v <= b; v++ {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ParseSets parses --set flags of the form "method.param=v1,v2" into
+// GridConfig.Sets. Repeating a key is an error.
+func ParseSets(flags []string) (map[string][]string, error) {
+	sets := map[string][]string{}
+	for _, f := range flags {
+		key, vals, ok := strings.Cut(f, "=")
+		if !ok || !strings.Contains(key, ".") || vals == "" {
+			return nil, fmt.Errorf("--set %q: want method.param=v1,v2 (method may be *)", f)
+		}
+		if _, dup := sets[key]; dup {
+			return nil, fmt.Errorf("--set %q: %s given twice", f, key)
+		}
+		sets[key] = strings.Split(vals, ",")
+	}
+	return sets, nil
+}
+
+// Expand turns the grid into run specs, in the order dataset, ratio,
+// method, swept parameters, seed. Errors name the offending method,
+// dataset, ratio or --set key.
+func Expand(cfg GridConfig) ([]RunSpec, error) {
+	methods, err := resolveMethods(cfg.Methods)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Datasets) == 0 || len(cfg.Ratios) == 0 || len(cfg.Seeds) == 0 {
+		return nil, fmt.Errorf("a grid needs at least one dataset, ratio and seed")
+	}
+	if err := checkSets(cfg.Sets, methods); err != nil {
+		return nil, err
+	}
+	paramSets := make([][]Params, len(methods))
+	for i, m := range methods {
+		if paramSets[i], err = sweep(m, cfg); err != nil {
+			return nil, err
+		}
+	}
+	var specs []RunSpec
+	for _, ds := range cfg.Datasets {
+		for _, r := range cfg.Ratios {
+			name, ratio, err := datasets.ResolveRatio(ds, r)
+			if err != nil {
+				return nil, err
+			}
+			for i, m := range methods {
+				for _, p := range paramSets[i] {
+					for _, seed := range cfg.Seeds {
+						specs = append(specs, RunSpec{
+							Method: m.Name(), Dataset: ds, RatioName: name, Ratio: ratio,
+							Seed: seed, Params: p.Clone(), Protocol: cfg.Protocol,
+						})
+					}
+				}
+			}
+		}
+	}
+	return specs, nil
+}
+
+func resolveMethods(names []string) ([]Method, error) {
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no methods given (registered: %s)", strings.Join(Names(), ", "))
+	}
+	var out []Method
+	seen := map[string]bool{}
+	for _, n := range names {
+		list := []string{n}
+		if n == "all" {
+			list = Names()
+		}
+		for _, name := range list {
+			if seen[name] {
+				continue
+			}
+			m, err := Lookup(name)
+			if err != nil {
+				return nil, err
+			}
+			seen[name] = true
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func checkSets(sets map[string][]string, methods []Method) error {
+	for key := range sets {
+		method, param, _ := strings.Cut(key, ".")
+		found := false
+		for _, m := range methods {
+			if method != "*" && method != m.Name() {
+				continue
+			}
+			if _, ok := m.Defaults()[param]; ok {
+				found = true
+			} else if method != "*" {
+				return fmt.Errorf("--set %s: method %s has no parameter %q (has: %s)", key, method, param, strings.Join(m.Defaults().Keys(), ", "))
+			}
+		}
+		if !found {
+			return fmt.Errorf("--set %s: no selected method has parameter %q", key, param)
+		}
+	}
+	return nil
+}
+
+// sweep returns the Cartesian product of m's swept parameters over its
+// defaults, in sorted parameter order.
+func sweep(m Method, cfg GridConfig) ([]Params, error) {
+	base := m.Defaults().Clone()
+	if _, ok := base["epochs"]; ok && cfg.Epochs > 0 {
+		base["epochs"] = cfg.Epochs
+	}
+	out := []Params{base}
+	for _, key := range sortedKeys(cfg.Sets) {
+		method, param, _ := strings.Cut(key, ".")
+		like, ok := base[param]
+		if (method != "*" && method != m.Name()) || !ok {
+			continue
+		}
+		var next []Params
+		for _, p := range out {
+			for _, s := range cfg.Sets[key] {
+				v, err := ParseValue(m.Name()+"."+param, strings.TrimSpace(s), like)
+				if err != nil {
+					return nil, fmt.Errorf("--set %s: %w", key, err)
+				}
+				q := p.Clone()
+				q[param] = v
+				next = append(next, q)
+			}
+		}
+		out = next
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

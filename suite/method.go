@@ -1,0 +1,131 @@
+// Package suite is the core of ugbench: the Method interface every method
+// implements, the method registry, the protocol's task and scoring (PROTOCOL
+// §2–4), the grid of run specs and the scheduler that runs them onto device
+// slots.
+package suite
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/ugbench/ugbench/datasets"
+)
+
+// Task is everything a method sees for one run: all graphs of the dataset
+// (labelled, unlabelled and, if any, held-out), the labels of the labelled
+// graphs only, and the run's settings. Unlabelled graphs' labels are never in
+// a Task.
+type Task struct {
+	// Graphs are all graphs of the dataset, without labels.
+	Graphs []datasets.Graph
+	// FeatureDim is the width of every Graph.Features row.
+	FeatureDim int
+	// NumNodeLabels is the number of discrete node labels (0 if none).
+	NumNodeLabels int
+	// NumKnown is |C^l|, the number of known classes.
+	NumKnown int
+	// Labelled are the indices into Graphs of D^l.
+	Labelled []int
+	// Labels are the known-class labels of Labelled, in 0..NumKnown-1.
+	Labels []int
+	// Unlabelled are the indices into Graphs of D^u (known- and
+	// unknown-class graphs alike).
+	Unlabelled []int
+	// Eval are the indices into Graphs that the method must predict, in the
+	// order of Predictions. Under the transductive protocol Eval = Unlabelled.
+	Eval []int
+	// Params are the run's hyper-parameters: the method's Defaults overridden
+	// by the grid.
+	Params Params
+	// Seed is the run's seed; a method must be deterministic given it (up to
+	// floating-point reduction order).
+	Seed int64
+	// Device names the device slot the run was given, e.g. "cpu:0" or "cuda:1".
+	Device string
+	// Backend is the GoMLX backend configuration, e.g. "go" or "xla:cuda".
+	Backend string
+	// Log receives per-epoch values (loss and whatever the method tracks);
+	// the suite stores them as curves. Never nil inside Fit.
+	Log Logger
+	// Dataset is the dataset's name, for cache keys and messages.
+	Dataset string
+}
+
+// Logger receives a method's training curves.
+type Logger interface {
+	// Epoch records the named values at the end of epoch (1-based) of total.
+	Epoch(epoch, total int, values map[string]float64)
+}
+
+// Predictions is a method's output for Task.Eval, index-aligned with it.
+type Predictions struct {
+	// Class is the predicted known class of each evaluation graph, in
+	// 0..NumKnown-1.
+	Class []int
+	// UnknownScore is higher for graphs more likely to be of an unknown
+	// class (PROTOCOL §3). The suite, not the method, turns it into a
+	// decision.
+	UnknownScore []float64
+}
+
+// Method is one row of the paper's tables: a graph classifier that also
+// scores how unknown each graph is. Implementations are stateless values;
+// all state lives inside one Fit call.
+type Method interface {
+	// Name is the registry name, e.g. "gin-topk".
+	Name() string
+	// Doc is a one-line description with the method's source paper.
+	Doc() string
+	// Defaults returns the method's hyper-parameters with default values.
+	// Every name can be swept with --set NAME.param=v1,v2.
+	Defaults() Params
+	// Fit trains on task and predicts task.Eval. It returns an error (never
+	// panics by design) for bad parameters or numeric failure (e.g. NaN loss)
+	// and stops early with ctx.Err() when ctx is cancelled.
+	Fit(ctx context.Context, task *Task) (*Predictions, error)
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Method{}
+)
+
+// Register adds m to the registry. It panics if the name is taken, which is
+// a programming error caught at init time.
+func Register(m Method) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[m.Name()]; dup {
+		panic(fmt.Sprintf("suite: method %q registered twice", m.Name()))
+	}
+	registry[m.Name()] = m
+}
+
+// Lookup returns the method registered as name.
+func Lookup(name string) (Method, error) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	m, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown method %q (registered: %v)", name, namesLocked())
+	}
+	return m, nil
+}
+
+// Names lists the registered methods in sorted order.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

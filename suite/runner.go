@@ -1,0 +1,185 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ugbench/ugbench/datasets"
+)
+
+// Runner executes single runs: it loads datasets (once per process, shared
+// by concurrent runs), makes the protocol split, hands the method a Task,
+// and scores its predictions (PROTOCOL §2–4).
+type Runner struct {
+	// DataDir is the directory holding the datasets.
+	DataDir string
+	// Backend is the GoMLX backend configuration given to methods.
+	Backend string
+
+	mu    sync.Mutex
+	cache map[string]*dsEntry
+}
+
+type dsEntry struct {
+	once sync.Once
+	ds   *datasets.Dataset
+	err  error
+}
+
+// Dataset loads name from r.DataDir once and returns the shared copy.
+func (r *Runner) Dataset(name string) (*datasets.Dataset, error) {
+	r.mu.Lock()
+	if r.cache == nil {
+		r.cache = map[string]*dsEntry{}
+	}
+	e, ok := r.cache[name]
+	if !ok {
+		e = &dsEntry{}
+		r.cache[name] = e
+	}
+	r.mu.Unlock()
+	e.once.Do(func() { e.ds, e.err = datasets.Load(r.DataDir, name) })
+	return e.ds, e.err
+}
+
+// curveLog collects a run's curves and forwards epochs to an optional sink.
+type curveLog struct {
+	points []CurvePoint
+	sink   func(epoch, total int)
+}
+
+func (l *curveLog) Epoch(epoch, total int, values map[string]float64) {
+	for _, k := range sortedFloatKeys(values) {
+		l.points = append(l.points, CurvePoint{Epoch: epoch, Name: k, Value: values[k]})
+	}
+	if l.sink != nil {
+		l.sink(epoch, total)
+	}
+}
+
+func sortedFloatKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Run executes spec on device and returns its metrics and curves. onEpoch,
+// if non-nil, is called after each training epoch (for progress display).
+// A panic inside the method is returned as an error with its stack, so one
+// broken run never takes down a grid.
+func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch func(epoch, total int)) (res Result, err error) {
+	m, err := Lookup(spec.Method)
+	if err != nil {
+		return res, err
+	}
+	ds, err := r.Dataset(spec.Dataset)
+	if err != nil {
+		return res, err
+	}
+	info, ok := datasets.LookupInfo(spec.Dataset)
+	if !ok {
+		return res, fmt.Errorf("dataset %s has no protocol entry (number of known classes)", spec.Dataset)
+	}
+	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{
+		Known: info.Known, Ratio: spec.Ratio, Seed: spec.Seed,
+		ClassSplit: spec.Protocol.ClassSplit, TestFrac: spec.Protocol.TestFrac,
+	})
+	if err != nil {
+		return res, fmt.Errorf("split %s: %w", spec, err)
+	}
+	params := m.Defaults().Clone()
+	for k, v := range spec.Params {
+		if _, ok := params[k]; !ok {
+			return res, fmt.Errorf("%s has no parameter %q", spec.Method, k)
+		}
+		params[k] = v
+	}
+	log := &curveLog{sink: onEpoch}
+	eval := append(slices.Clone(split.Unlabelled), split.Test...)
+	slices.Sort(eval)
+	task := &Task{
+		Graphs: ds.Graphs, FeatureDim: ds.FeatureDim, NumNodeLabels: ds.NumNodeLabels,
+		NumKnown: len(split.KnownClasses), Labelled: split.Labelled, Labels: split.LabelledY,
+		Unlabelled: split.Unlabelled, Eval: eval, Params: params, Seed: spec.Seed,
+		Device: device, Backend: r.Backend, Log: log, Dataset: spec.Dataset,
+	}
+	start := time.Now()
+	pred, err := fitSafely(ctx, m, task)
+	res.Seconds = time.Since(start).Seconds()
+	res.Curves = log.points
+	if err != nil {
+		return res, err
+	}
+	if len(pred.Class) != len(eval) || len(pred.UnknownScore) != len(eval) {
+		return res, fmt.Errorf("%s returned %d classes and %d scores for %d evaluation graphs", spec.Method, len(pred.Class), len(pred.UnknownScore), len(eval))
+	}
+	known := make(map[int]int, len(split.KnownClasses))
+	for i, c := range split.KnownClasses {
+		known[c] = i
+	}
+	truthOf := func(g int) int {
+		if k, ok := known[ds.Labels[g]]; ok {
+			return k
+		}
+		return Unknown
+	}
+	res.Metrics, err = scoreSubset(eval, split.Unlabelled, pred, truthOf, spec.Protocol.Alpha, "")
+	if err != nil {
+		return res, err
+	}
+	if len(split.Test) > 0 {
+		testMetrics, err := scoreSubset(eval, split.Test, pred, truthOf, spec.Protocol.Alpha, "test_")
+		if err != nil {
+			return res, err
+		}
+		for k, v := range testMetrics {
+			res.Metrics[k] = v
+		}
+	}
+	return res, nil
+}
+
+// scoreSubset scores the predictions of the graphs in subset (a sorted
+// subset of eval), prefixing metric names.
+func scoreSubset(eval, subset []int, pred *Predictions, truthOf func(int) int, alpha float64, prefix string) (map[string]float64, error) {
+	pos := make(map[int]int, len(eval))
+	for i, g := range eval {
+		pos[g] = i
+	}
+	sub := &Predictions{}
+	truth := make([]int, len(subset))
+	for i, g := range subset {
+		truth[i] = truthOf(g)
+		sub.Class = append(sub.Class, pred.Class[pos[g]])
+		sub.UnknownScore = append(sub.UnknownScore, pred.UnknownScore[pos[g]])
+	}
+	m, err := Score(truth, sub, alpha)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[prefix+k] = v
+	}
+	return out, nil
+}
+
+func fitSafely(ctx context.Context, m Method, task *Task) (pred *Predictions, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in %s: %v\n%s", m.Name(), p, debug.Stack())
+		}
+	}()
+	pred, err = m.Fit(ctx, task)
+	if err == nil && pred == nil {
+		err = fmt.Errorf("%s returned no predictions", m.Name())
+	}
+	return pred, err
+}
