@@ -1,0 +1,630 @@
+package runs
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+
+	"github.com/ugbench/ugbench/suite"
+)
+
+// Storage conventions (for anyone reading the database with other tools):
+//
+//   - Timestamps (runs.started, runs.finished) are TEXT in UTC with a fixed
+//     width, "2006-01-02T15:04:05.000000000Z", so they sort as strings.
+//     runs.finished is NULL while a run is running; for failed and
+//     interrupted runs it is the time of the failure.
+//   - runs.seconds is the wall time of Fit, NULL unless finished.
+//   - metrics.value and curves.value are REAL; NaN is stored as NULL (SQLite
+//     has no NaN) and read back as NaN. ±Inf are stored as such.
+//   - runs.params, runs.protocol and runs.spec are JSON; runs.spec is the
+//     full suite.RunSpec and is what List decodes.
+//   - runs.git_dirty is 0 or 1.
+
+// timeLayout is the fixed-width UTC layout of the timestamp columns.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// busyTimeout is how long a connection waits for another writer (another
+// process on the same file) before failing with "database is locked".
+const busyTimeout = 10 * time.Second
+
+// migrations are the schema steps in order: migrations[i] takes the schema
+// from version i to version i+1. Never edit a released step; append a new
+// one. The schema version of a database is the number of steps applied.
+var migrations = []string{
+	// 1: tables.
+	`CREATE TABLE runs (
+		id            INTEGER PRIMARY KEY,
+		hash          TEXT    NOT NULL UNIQUE,
+		method        TEXT    NOT NULL,
+		dataset       TEXT    NOT NULL,
+		ratio_name    TEXT    NOT NULL,
+		ratio         REAL    NOT NULL,
+		seed          INTEGER NOT NULL,
+		params        TEXT    NOT NULL, -- JSON object
+		protocol      TEXT    NOT NULL, -- JSON object
+		spec          TEXT    NOT NULL, -- JSON of the full suite.RunSpec
+		status        TEXT    NOT NULL
+			CHECK (status IN ('running', 'finished', 'failed', 'interrupted')),
+		error         TEXT    NOT NULL DEFAULT '',
+		started       TEXT    NOT NULL, -- UTC, timeLayout
+		finished      TEXT,             -- UTC, timeLayout; NULL while running
+		seconds       REAL,             -- wall time of Fit; NULL unless finished
+		git_commit    TEXT    NOT NULL DEFAULT '',
+		git_dirty     INTEGER NOT NULL DEFAULT 0 CHECK (git_dirty IN (0, 1)),
+		go_version    TEXT    NOT NULL DEFAULT '',
+		gomlx_version TEXT    NOT NULL DEFAULT '',
+		backend       TEXT    NOT NULL DEFAULT '',
+		device        TEXT    NOT NULL DEFAULT '',
+		host          TEXT    NOT NULL DEFAULT '',
+		attempts      INTEGER NOT NULL DEFAULT 1
+	);
+	CREATE TABLE metrics (
+		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		name   TEXT    NOT NULL,
+		value  REAL,   -- NULL means NaN
+		PRIMARY KEY (run_id, name)
+	);
+	CREATE TABLE curves (
+		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		epoch  INTEGER NOT NULL,
+		name   TEXT    NOT NULL,
+		value  REAL    -- NULL means NaN
+	);`,
+	// 2: indexes for the report queries and for Curves.
+	`CREATE INDEX runs_method_dataset ON runs(method, dataset);
+	CREATE INDEX runs_dataset ON runs(dataset);
+	CREATE INDEX runs_status ON runs(status);
+	CREATE INDEX curves_run ON curves(run_id, epoch);`,
+}
+
+// SchemaVersion is the schema version this package creates and expects.
+// Open migrates older databases up to it and refuses newer ones.
+func SchemaVersion() int { return len(migrations) }
+
+// ErrNotFound is returned (wrapped) for a run id that is not in the store.
+var ErrNotFound = errors.New("run not found")
+
+// ErrAlreadyFinished is returned (wrapped) by Start, Finish and Fail for a
+// run that is already finished: a finished run is never overwritten.
+var ErrAlreadyFinished = errors.New("run already finished")
+
+// Store is the SQLite run store. It is safe for concurrent use by several
+// goroutines; several processes may also open the same file (WAL mode and a
+// busy timeout serialise their writes), with the caveat documented on
+// MarkRunningInterrupted.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens the store at path, creating the file if needed, in WAL journal
+// mode with foreign keys on and a 10 s busy timeout. It applies any missing
+// schema migrations in one transaction and refuses a database written by a
+// newer ugbench (schema version above SchemaVersion()). path must not contain
+// '?'.
+func Open(path string) (*Store, error) { return openWith(path, migrations) }
+
+// openWith is Open with an explicit migration list, so tests can create
+// databases of older schema versions.
+func openWith(path string, migs []string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("runs: empty database path")
+	}
+	if strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("runs: database path %q contains '?', which the SQLite driver reserves for options", path)
+	}
+	// _txlock=immediate: every transaction takes the write lock at BEGIN,
+	// so two writers never deadlock upgrading read locks (which the busy
+	// timeout cannot resolve).
+	dsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate",
+		path, busyTimeout.Milliseconds())
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("runs: open %s: %w", path, err)
+	}
+	// One connection: the goroutines of a process take turns, so they never
+	// see SQLITE_BUSY from each other (SQLite allows one writer anyway), and
+	// the connection-level pragmas hold for every statement.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("runs: open %s: %w", path, err)
+	}
+	var mode string
+	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("runs: open %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		db.Close()
+		return nil, fmt.Errorf("runs: open %s: journal mode is %q, not WAL (file system without shared memory?)", path, mode)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(migs); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// migrate brings the schema up to len(migs), in one transaction.
+func (s *Store) migrate(migs []string) error {
+	return s.tx(func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+			return fmt.Errorf("runs: %s: create schema_version: %w", s.path, err)
+		}
+		var version int
+		err := tx.QueryRow(`SELECT version FROM schema_version`).Scan(&version)
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, err := tx.Exec(`INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+				return fmt.Errorf("runs: %s: init schema_version: %w", s.path, err)
+			}
+			version = 0
+		} else if err != nil {
+			return fmt.Errorf("runs: %s: read schema version: %w", s.path, err)
+		}
+		if version > len(migs) {
+			return fmt.Errorf("runs: %s has schema version %d, newer than the version %d this ugbench supports; use a newer ugbench or another database file",
+				s.path, version, len(migs))
+		}
+		for v := version; v < len(migs); v++ {
+			if _, err := tx.Exec(migs[v]); err != nil {
+				return fmt.Errorf("runs: %s: migrate schema from version %d to %d: %w", s.path, v, v+1, err)
+			}
+		}
+		if version < len(migs) {
+			if _, err := tx.Exec(`UPDATE schema_version SET version = ?`, len(migs)); err != nil {
+				return fmt.Errorf("runs: %s: record schema version: %w", s.path, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Close closes the database. The Store must not be used afterwards.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the file the store was opened from.
+func (s *Store) Path() string { return s.path }
+
+// tx runs f in a write transaction, committing if f returns nil.
+func (s *Store) tx(f func(tx *sql.Tx) error) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("runs: %s: begin: %w", s.path, err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("runs: %s: commit: %w", s.path, err)
+	}
+	return nil
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }
+
+// floatArg is the SQL value of v: NULL for NaN, v otherwise.
+func floatArg(v float64) any {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return v
+}
+
+// floatOf is the inverse of floatArg.
+func floatOf(v sql.NullFloat64) float64 {
+	if !v.Valid {
+		return math.NaN()
+	}
+	return v.Float64
+}
+
+// Start records spec as running and returns its run id. A new hash is
+// inserted with attempts = 1. A hash already stored as failed, interrupted
+// or running is restarted under the same id: its error, metrics and curves
+// are cleared, attempts is incremented, and spec, provenance and the start
+// time are replaced. A running row is assumed stale (left by a killed
+// process, or already marked by MarkRunningInterrupted): callers must not
+// Start the same hash twice concurrently (a grid deduplicates hashes). A
+// finished hash returns an error wrapping ErrAlreadyFinished; callers skip
+// those with Finished first.
+func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		return 0, fmt.Errorf("runs: encode spec %s: %w", spec, err)
+	}
+	params := spec.Params
+	if params == nil {
+		params = suite.Params{}
+	}
+	paramsJSON, err := json.Marshal(params)
+	if err != nil {
+		return 0, fmt.Errorf("runs: encode params of %s: %w", spec, err)
+	}
+	protocolJSON, err := json.Marshal(spec.Protocol)
+	if err != nil {
+		return 0, fmt.Errorf("runs: encode protocol of %s: %w", spec, err)
+	}
+	hash := spec.Hash()
+	now := formatTime(time.Now())
+	var id int64
+	err = s.tx(func(tx *sql.Tx) error {
+		var status Status
+		err := tx.QueryRow(`SELECT id, status FROM runs WHERE hash = ?`, hash).Scan(&id, &status)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, seed,
+					params, protocol, spec, status, error, started, finished, seconds,
+					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1)`,
+				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
+				string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
+				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host)
+			if err != nil {
+				return err
+			}
+			id, err = res.LastInsertId()
+			return err
+		case err != nil:
+			return err
+		case status == StatusFinished:
+			return fmt.Errorf("runs: start %s (hash %s): run %d: %w", spec, hash, id, ErrAlreadyFinished)
+		}
+		if _, err := tx.Exec(`DELETE FROM metrics WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, seed = ?,
+				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
+				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
+				backend = ?, device = ?, host = ?, attempts = attempts + 1
+			WHERE id = ?`,
+			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
+			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
+			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
+			id)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrAlreadyFinished) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("runs: %s: start %s: %w", s.path, spec, err)
+	}
+	return id, nil
+}
+
+// statusOf reads the status of run id inside tx; ErrNotFound if absent.
+func statusOf(tx *sql.Tx, id int64) (Status, error) {
+	var status Status
+	err := tx.QueryRow(`SELECT status FROM runs WHERE id = ?`, id).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("run %d: %w", id, ErrNotFound)
+	}
+	return status, err
+}
+
+// Finish stores res for run id and marks it finished, all in one
+// transaction: metrics (replacing any), curves (in the given order), the
+// finish time and res.Seconds. Metric and curve values may be NaN (stored as
+// NULL, read back as NaN) or ±Inf. A run that is not running (e.g. marked
+// interrupted by another grid's MarkRunningInterrupted while it was in fact
+// alive) is still finished: its result is valid. An unknown id wraps
+// ErrNotFound; an already finished run wraps ErrAlreadyFinished.
+func (s *Store) Finish(id int64, res suite.Result) error {
+	names := make([]string, 0, len(res.Metrics))
+	for name := range res.Metrics {
+		if name == "" {
+			return fmt.Errorf("runs: finish run %d: empty metric name", id)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	now := formatTime(time.Now())
+	err := s.tx(func(tx *sql.Tx) error {
+		status, err := statusOf(tx, id)
+		if err != nil {
+			return err
+		}
+		if status == StatusFinished {
+			return fmt.Errorf("run %d: %w", id, ErrAlreadyFinished)
+		}
+		if _, err := tx.Exec(`DELETE FROM metrics WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		if len(names) > 0 {
+			stmt, err := tx.Prepare(`INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			for _, name := range names {
+				if _, err := stmt.Exec(id, name, floatArg(res.Metrics[name])); err != nil {
+					return fmt.Errorf("metric %s: %w", name, err)
+				}
+			}
+		}
+		if len(res.Curves) > 0 {
+			stmt, err := tx.Prepare(`INSERT INTO curves (run_id, epoch, name, value) VALUES (?, ?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			for _, p := range res.Curves {
+				if _, err := stmt.Exec(id, p.Epoch, p.Name, floatArg(p.Value)); err != nil {
+					return fmt.Errorf("curve %s epoch %d: %w", p.Name, p.Epoch, err)
+				}
+			}
+		}
+		_, err = tx.Exec(`UPDATE runs SET status = ?, error = '', finished = ?, seconds = ? WHERE id = ?`,
+			StatusFinished, now, floatArg(res.Seconds), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("runs: %s: finish: %w", s.path, err)
+	}
+	return nil
+}
+
+// Fail marks run id as status (StatusFailed or StatusInterrupted) with the
+// message msg, and records the time of the failure as its finish time. An
+// unknown id wraps ErrNotFound; a finished run is left alone and wraps
+// ErrAlreadyFinished.
+func (s *Store) Fail(id int64, status Status, msg string) error {
+	if status != StatusFailed && status != StatusInterrupted {
+		return fmt.Errorf("runs: fail run %d: status %q is neither %q nor %q", id, status, StatusFailed, StatusInterrupted)
+	}
+	now := formatTime(time.Now())
+	err := s.tx(func(tx *sql.Tx) error {
+		old, err := statusOf(tx, id)
+		if err != nil {
+			return err
+		}
+		if old == StatusFinished {
+			return fmt.Errorf("run %d: %w", id, ErrAlreadyFinished)
+		}
+		_, err = tx.Exec(`UPDATE runs SET status = ?, error = ?, finished = ?, seconds = NULL WHERE id = ?`,
+			status, msg, now, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("runs: %s: fail: %w", s.path, err)
+	}
+	return nil
+}
+
+// finishedChunk bounds the number of SQL variables per query of Finished.
+const finishedChunk = 500
+
+// Finished reports which of hashes are stored as finished: the map has every
+// given hash as a key, true if finished. A grid skips those on a rerun.
+func (s *Store) Finished(hashes []string) (map[string]bool, error) {
+	done := make(map[string]bool, len(hashes))
+	for _, h := range hashes {
+		done[h] = false
+	}
+	for lo := 0; lo < len(hashes); lo += finishedChunk {
+		chunk := hashes[lo:min(lo+finishedChunk, len(hashes))]
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, StatusFinished)
+		for _, h := range chunk {
+			args = append(args, h)
+		}
+		rows, err := s.db.Query(`SELECT hash FROM runs WHERE status = ? AND hash IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
+		}
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
+			}
+			done[h] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
+		}
+	}
+	return done, nil
+}
+
+// interruptedMsg is the error MarkRunningInterrupted records.
+const interruptedMsg = "still marked running when a new grid started: its process ended without finishing it"
+
+// MarkRunningInterrupted marks every run still "running" as interrupted and
+// returns how many it marked. Call it once at grid start, before any Start:
+// a run left running is then stale, from a process that was killed.
+//
+// Caveat: the store cannot tell a stale run from one that another process is
+// computing right now. Two grids running concurrently on one database file
+// would mark each other's live runs interrupted (and, with the same hashes,
+// restart them). Finish still accepts such a run, so no result is lost, but
+// the statuses are misleading meanwhile; run one grid per database at a time.
+func (s *Store) MarkRunningInterrupted() (int64, error) {
+	now := formatTime(time.Now())
+	var n int64
+	err := s.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE runs SET status = ?, error = ?, finished = ? WHERE status = ?`,
+			StatusInterrupted, interruptedMsg, now, StatusRunning)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("runs: %s: mark running interrupted: %w", s.path, err)
+	}
+	return n, nil
+}
+
+// Filter selects runs for List. Each non-empty field restricts the runs to
+// those whose value is in it; empty fields select all.
+type Filter struct {
+	// Methods are method names (RunSpec.Method).
+	Methods []string
+	// Datasets are dataset names (RunSpec.Dataset).
+	Datasets []string
+	// Status are run statuses.
+	Status []Status
+}
+
+// where renders f as an SQL condition on the table alias r (" WHERE ..." or
+// "") and its arguments.
+func (f Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	add := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		conds = append(conds, col+" IN ("+placeholders(len(vals))+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	add("r.method", f.Methods)
+	add("r.dataset", f.Datasets)
+	statuses := make([]string, len(f.Status))
+	for i, st := range f.Status {
+		statuses[i] = string(st)
+	}
+	add("r.status", statuses)
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// placeholders returns "?, ?, ..." with n question marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// List returns the runs selected by f, ordered by id, with Metrics filled
+// for finished runs. It reads runs and metrics in one query (a consistent
+// snapshot). Spec.Params numbers come back as float64; see Run.Spec.
+func (s *Store) List(f Filter) ([]Run, error) {
+	where, args := f.where()
+	rows, err := s.db.Query(`SELECT r.id, r.hash, r.spec, r.status, r.error, r.started, r.finished,
+			r.seconds, r.git_commit, r.git_dirty, r.go_version, r.gomlx_version, r.backend,
+			r.device, r.host, r.attempts, m.name, m.value
+		FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND r.status = 'finished'`+
+		where+` ORDER BY r.id, m.name`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %s: list: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var (
+			r          Run
+			specJSON   string
+			started    string
+			finished   sql.NullString
+			seconds    sql.NullFloat64
+			metricName sql.NullString
+			metricVal  sql.NullFloat64
+		)
+		err := rows.Scan(&r.ID, &r.Hash, &specJSON, &r.Status, &r.Error, &started, &finished,
+			&seconds, &r.Provenance.GitCommit, &r.Provenance.GitDirty, &r.Provenance.GoVersion,
+			&r.Provenance.GoMLXVersion, &r.Provenance.Backend, &r.Provenance.Device,
+			&r.Provenance.Host, &r.Attempts, &metricName, &metricVal)
+		if err != nil {
+			return nil, fmt.Errorf("runs: %s: list: %w", s.path, err)
+		}
+		if n := len(out); n > 0 && out[n-1].ID == r.ID {
+			// Another metric row of the same run.
+			if metricName.Valid {
+				out[n-1].Metrics[metricName.String] = floatOf(metricVal)
+			}
+			continue
+		}
+		if err := json.Unmarshal([]byte(specJSON), &r.Spec); err != nil {
+			return nil, fmt.Errorf("runs: %s: list: run %d: decode spec: %w", s.path, r.ID, err)
+		}
+		if r.Started, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("runs: %s: list: run %d: started: %w", s.path, r.ID, err)
+		}
+		if finished.Valid {
+			if r.Finished, err = parseTime(finished.String); err != nil {
+				return nil, fmt.Errorf("runs: %s: list: run %d: finished: %w", s.path, r.ID, err)
+			}
+		}
+		if seconds.Valid {
+			r.Seconds = seconds.Float64
+		}
+		if r.Status == StatusFinished {
+			r.Metrics = map[string]float64{}
+			if metricName.Valid {
+				r.Metrics[metricName.String] = floatOf(metricVal)
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs: %s: list: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// Curves returns the curve points of run id in the order Finish stored them
+// (NaN values included). A run without curves gives an empty slice; an
+// unknown id wraps ErrNotFound.
+func (s *Store) Curves(runID int64) ([]suite.CurvePoint, error) {
+	rows, err := s.db.Query(`SELECT epoch, name, value FROM curves WHERE run_id = ? ORDER BY rowid`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %s: curves of run %d: %w", s.path, runID, err)
+	}
+	var out []suite.CurvePoint
+	for rows.Next() {
+		var p suite.CurvePoint
+		var v sql.NullFloat64
+		if err := rows.Scan(&p.Epoch, &p.Name, &v); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("runs: %s: curves of run %d: %w", s.path, runID, err)
+		}
+		p.Value = floatOf(v)
+		out = append(out, p)
+	}
+	err = rows.Err()
+	rows.Close() // before the next query: the store has one connection
+	if err != nil {
+		return nil, fmt.Errorf("runs: %s: curves of run %d: %w", s.path, runID, err)
+	}
+	if len(out) == 0 {
+		var one int
+		err := s.db.QueryRow(`SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("runs: %s: curves of run %d: %w", s.path, runID, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("runs: %s: curves of run %d: %w", s.path, runID, err)
+		}
+		return []suite.CurvePoint{}, nil
+	}
+	return out, nil
+}

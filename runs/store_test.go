@@ -1,0 +1,840 @@
+package runs
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ugbench/ugbench/suite"
+)
+
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "runs.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func testSpec(method, dataset string, seed int64) suite.RunSpec {
+	return suite.RunSpec{
+		Method:    method,
+		Dataset:   dataset,
+		RatioName: "low",
+		Ratio:     0.1,
+		Seed:      seed,
+		Params:    suite.Params{"epochs": 20, "lr": 0.001, "pool": "mean", "bn": true},
+		Protocol:  suite.DefaultProtocol(),
+	}
+}
+
+var testProv = Provenance{
+	GitCommit: "0123456789abcdef0123456789abcdef01234567", GitDirty: true,
+	GoVersion: "go1.26.8", GoMLXVersion: "v0.28.2", Backend: "go", Device: "cpu:0", Host: "box",
+}
+
+// sameFloat is == with NaN equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+func sameMetrics(a, b map[string]float64) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !sameFloat(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameCurves(a, b []suite.CurvePoint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Epoch != b[i].Epoch || a[i].Name != b[i].Name || !sameFloat(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func listOne(t *testing.T, s *Store, id int64) Run {
+	t.Helper()
+	all, err := s.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("run %d not listed", id)
+	return Run{}
+}
+
+func TestOpenPragmas(t *testing.T) {
+	s, _ := openTemp(t)
+	for _, c := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"busy_timeout", "10000"},
+	} {
+		var got string
+		if err := s.db.QueryRow("PRAGMA " + c.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("PRAGMA %s = %q, want %q", c.pragma, got, c.want)
+		}
+	}
+	var v int
+	if err := s.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != SchemaVersion() {
+		t.Errorf("schema version %d, want %d", v, SchemaVersion())
+	}
+}
+
+func TestOpenBadPath(t *testing.T) {
+	for _, path := range []string{
+		filepath.Join(t.TempDir(), "no", "such", "dir", "runs.db"),
+		filepath.Join(t.TempDir(), "what?.db"),
+		"",
+	} {
+		s, err := Open(path)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded", path)
+			continue
+		}
+		if path != "" && !strings.Contains(err.Error(), path) {
+			t.Errorf("Open(%q) error %q does not name the file", path, err)
+		}
+	}
+}
+
+func TestStartFinishRoundTrip(t *testing.T) {
+	cases := []struct {
+		name string
+		spec suite.RunSpec
+		res  suite.Result
+	}{
+		{
+			name: "all metrics and curves",
+			spec: testSpec("gcn", "MUTAG", 1),
+			res: suite.Result{
+				Metrics: map[string]float64{
+					suite.MetricAccuracy: 0.8125, suite.MetricOODF1: 0.5, suite.MetricKnownAcc: 0.9,
+					suite.MetricUnknownAcc: 0, suite.MetricOODAUROC: 0.75,
+				},
+				Curves: []suite.CurvePoint{
+					{Epoch: 0, Name: "loss", Value: 2.5}, {Epoch: 0, Name: "acc", Value: 0.1},
+					{Epoch: 1, Name: "loss", Value: 1.25}, {Epoch: 1, Name: "acc", Value: 0.3},
+				},
+				Seconds: 12.5,
+			},
+		},
+		{
+			name: "NaN and Inf values",
+			spec: testSpec("gin", "PROTEINS", 2),
+			res: suite.Result{
+				Metrics: map[string]float64{
+					suite.MetricOODAUROC: math.NaN(), suite.MetricAccuracy: math.Inf(1), "neg": math.Inf(-1),
+				},
+				Curves:  []suite.CurvePoint{{Epoch: 3, Name: "loss", Value: math.NaN()}, {Epoch: 1, Name: "loss", Value: 1}},
+				Seconds: 0.25,
+			},
+		},
+		{
+			name: "no metrics no curves nil params",
+			spec: suite.RunSpec{Method: "mlp", Dataset: "ENZYMES", Ratio: 0.3, Seed: 7, Protocol: suite.DefaultProtocol()},
+			res:  suite.Result{Seconds: 1},
+		},
+	}
+	s, _ := openTemp(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := time.Now()
+			id, err := s.Start(c.spec, testProv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := listOne(t, s, id)
+			if r.Status != StatusRunning || r.Metrics != nil || !r.Finished.IsZero() || r.Seconds != 0 {
+				t.Errorf("running run = %+v", r)
+			}
+			if err := s.Finish(id, c.res); err != nil {
+				t.Fatal(err)
+			}
+			r = listOne(t, s, id)
+			if r.Status != StatusFinished || r.Error != "" || r.Attempts != 1 {
+				t.Errorf("status %s error %q attempts %d", r.Status, r.Error, r.Attempts)
+			}
+			if r.Hash != c.spec.Hash() || r.Spec.Hash() != c.spec.Hash() {
+				t.Errorf("hash %s, decoded spec hash %s, want %s", r.Hash, r.Spec.Hash(), c.spec.Hash())
+			}
+			if r.Spec.Method != c.spec.Method || r.Spec.Dataset != c.spec.Dataset || r.Spec.RatioName != c.spec.RatioName ||
+				r.Spec.Ratio != c.spec.Ratio || r.Spec.Seed != c.spec.Seed || r.Spec.Protocol != c.spec.Protocol {
+				t.Errorf("spec %+v, want %+v", r.Spec, c.spec)
+			}
+			for k, v := range c.spec.Params {
+				got := r.Spec.Params[k]
+				if i, ok := v.(int); ok {
+					v = float64(i) // documented: numbers come back as float64
+				}
+				if got != v {
+					t.Errorf("param %s = %v (%T), want %v", k, got, got, v)
+				}
+			}
+			if len(r.Spec.Params) != len(c.spec.Params) {
+				t.Errorf("params %v, want %v", r.Spec.Params, c.spec.Params)
+			}
+			if r.Provenance != testProv {
+				t.Errorf("provenance %+v, want %+v", r.Provenance, testProv)
+			}
+			if !sameMetrics(r.Metrics, orEmpty(c.res.Metrics)) {
+				t.Errorf("metrics %v, want %v", r.Metrics, c.res.Metrics)
+			}
+			if r.Seconds != c.res.Seconds {
+				t.Errorf("seconds %v, want %v", r.Seconds, c.res.Seconds)
+			}
+			if r.Started.Before(before.Add(-time.Millisecond)) || r.Finished.Before(r.Started) || r.Started.Location() != time.UTC {
+				t.Errorf("started %v finished %v (before %v)", r.Started, r.Finished, before)
+			}
+			curves, err := s.Curves(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameCurves(curves, c.res.Curves) || curves == nil {
+				t.Errorf("curves %v, want %v", curves, c.res.Curves)
+			}
+		})
+	}
+}
+
+func orEmpty(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return map[string]float64{}
+	}
+	return m
+}
+
+func TestTypedParamsReparse(t *testing.T) {
+	s, _ := openTemp(t)
+	spec := testSpec("gcn", "MUTAG", 1)
+	id, err := s.Start(spec, testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := listOne(t, s, id)
+	b, err := r.Spec.Params.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := suite.UnmarshalParams(b, spec.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p, spec.Params) {
+		t.Errorf("re-parsed params %#v, want %#v", p, spec.Params)
+	}
+	if r.Spec.Params.Int("epochs") != 20 {
+		t.Errorf("Int(epochs) = %d", r.Spec.Params.Int("epochs"))
+	}
+}
+
+func TestStartFinishedRefused(t *testing.T) {
+	s, _ := openTemp(t)
+	spec := testSpec("gcn", "MUTAG", 1)
+	id, err := s.Start(spec, testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"start":  func() error { _, err := s.Start(spec, testProv); return err }(),
+		"finish": s.Finish(id, suite.Result{}),
+		"fail":   s.Fail(id, StatusFailed, "late"),
+	} {
+		if !errors.Is(err, ErrAlreadyFinished) {
+			t.Errorf("%s of a finished run: %v, want ErrAlreadyFinished", name, err)
+		}
+	}
+	r := listOne(t, s, id)
+	if r.Status != StatusFinished || r.Metrics["accuracy"] != 1 {
+		t.Errorf("finished run changed: %+v", r)
+	}
+}
+
+func TestUnknownRun(t *testing.T) {
+	s, _ := openTemp(t)
+	for name, err := range map[string]error{
+		"finish": s.Finish(42, suite.Result{}),
+		"fail":   s.Fail(42, StatusFailed, "x"),
+		"curves": func() error { _, err := s.Curves(42); return err }(),
+	} {
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: %v, want ErrNotFound", name, err)
+		}
+	}
+}
+
+func TestFailBadStatus(t *testing.T) {
+	s, _ := openTemp(t)
+	id, err := s.Start(testSpec("gcn", "MUTAG", 1), testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []Status{StatusRunning, StatusFinished, "bogus"} {
+		if err := s.Fail(id, st, "x"); err == nil {
+			t.Errorf("Fail with status %q accepted", st)
+		}
+	}
+}
+
+func TestFailThenRestart(t *testing.T) {
+	for _, st := range []Status{StatusFailed, StatusInterrupted} {
+		t.Run(string(st), func(t *testing.T) {
+			s, _ := openTemp(t)
+			spec := testSpec("gcn", "MUTAG", 1)
+			id, err := s.Start(spec, testProv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Fail(id, st, "boom"); err != nil {
+				t.Fatal(err)
+			}
+			r := listOne(t, s, id)
+			if r.Status != st || r.Error != "boom" || r.Finished.IsZero() || r.Metrics != nil {
+				t.Errorf("after Fail: %+v", r)
+			}
+			// Leftovers of the failed attempt (Finish is atomic, so only a
+			// foreign writer could leave these) must be cleared by Start.
+			if _, err := s.db.Exec(`INSERT INTO metrics VALUES (?, 'accuracy', 0.5)`, id); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.db.Exec(`INSERT INTO curves VALUES (?, 0, 'loss', 1)`, id); err != nil {
+				t.Fatal(err)
+			}
+			prov2 := testProv
+			prov2.Device, prov2.GitDirty = "cuda:1", false
+			time.Sleep(2 * time.Millisecond)
+			id2, err := s.Start(spec, prov2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id2 != id {
+				t.Fatalf("restart got id %d, want %d", id2, id)
+			}
+			r2 := listOne(t, s, id)
+			if r2.Status != StatusRunning || r2.Error != "" || r2.Attempts != 2 || !r2.Finished.IsZero() ||
+				r2.Provenance != prov2 || !r2.Started.After(r.Started) {
+				t.Errorf("after restart: %+v", r2)
+			}
+			var n int
+			if err := s.db.QueryRow(`SELECT (SELECT count(*) FROM metrics WHERE run_id = ?) +
+				(SELECT count(*) FROM curves WHERE run_id = ?)`, id, id).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("%d old metrics/curves rows survived the restart", n)
+			}
+			if err := s.Finish(id, suite.Result{Metrics: map[string]float64{"ood_f1": 0.25}}); err != nil {
+				t.Fatal(err)
+			}
+			r3 := listOne(t, s, id)
+			if !sameMetrics(r3.Metrics, map[string]float64{"ood_f1": 0.25}) || r3.Attempts != 2 {
+				t.Errorf("after finish: %+v", r3)
+			}
+			all, _ := s.List(Filter{})
+			if len(all) != 1 {
+				t.Errorf("%d runs stored, want 1", len(all))
+			}
+		})
+	}
+}
+
+func TestFinishedMap(t *testing.T) {
+	s, _ := openTemp(t)
+	specs := []suite.RunSpec{
+		testSpec("gcn", "MUTAG", 1), testSpec("gcn", "MUTAG", 2), testSpec("gcn", "MUTAG", 3), testSpec("gcn", "MUTAG", 4),
+	}
+	ids := make([]int64, len(specs))
+	for i, sp := range specs {
+		var err error
+		if ids[i], err = s.Start(sp, testProv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Finish(ids[0], suite.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(ids[2], suite.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fail(ids[3], StatusFailed, "x"); err != nil {
+		t.Fatal(err)
+	}
+	hashes := []string{specs[0].Hash(), specs[1].Hash(), specs[2].Hash(), specs[3].Hash(), "notstored"}
+	// Many hashes: more than one chunk.
+	for i := 0; i < 2*finishedChunk; i++ {
+		hashes = append(hashes, fmt.Sprintf("x%d", i))
+	}
+	hashes = append(hashes, specs[2].Hash())
+	got, err := s.Finished(hashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(hashes)-1 {
+		t.Errorf("map has %d keys, want %d", len(got), len(hashes)-1)
+	}
+	for h, want := range map[string]bool{
+		specs[0].Hash(): true, specs[1].Hash(): false, specs[2].Hash(): true, specs[3].Hash(): false, "notstored": false,
+	} {
+		if v, ok := got[h]; !ok || v != want {
+			t.Errorf("Finished[%s] = %v, %v; want %v", h, v, ok, want)
+		}
+	}
+	empty, err := s.Finished(nil)
+	if err != nil || len(empty) != 0 {
+		t.Errorf("Finished(nil) = %v, %v", empty, err)
+	}
+}
+
+func TestReopenKeepsEverything(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := []suite.CurvePoint{{Epoch: 0, Name: "loss", Value: 3}, {Epoch: 1, Name: "loss", Value: math.NaN()}}
+	var finishedID int64
+	for i := 0; i < 5; i++ {
+		id, err := s.Start(testSpec("gcn", "MUTAG", int64(i)), testProv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 0:
+			finishedID = id
+			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": float64(i) / 10, "ood_auroc": math.NaN()}, Curves: curves, Seconds: 2})
+		case 1:
+			err = s.Fail(id, StatusFailed, "panic: oops")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := s.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	after, err := s2.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("%d runs after reopen, want %d", len(after), len(before))
+	}
+	for i := range before {
+		b, a := before[i], after[i]
+		if !sameMetrics(a.Metrics, b.Metrics) {
+			t.Errorf("run %d metrics %v, want %v", b.ID, a.Metrics, b.Metrics)
+		}
+		a.Metrics, b.Metrics = nil, nil
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("run after reopen\n%+v\nwant\n%+v", a, b)
+		}
+	}
+	got, err := s2.Curves(finishedID)
+	if err != nil || !sameCurves(got, curves) {
+		t.Errorf("curves after reopen %v, %v; want %v", got, err, curves)
+	}
+}
+
+func TestMarkRunningInterrupted(t *testing.T) {
+	s, _ := openTemp(t)
+	var ids []int64
+	for i := 0; i < 5; i++ {
+		id, err := s.Start(testSpec("gcn", "MUTAG", int64(i)), testProv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := s.Finish(ids[0], suite.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fail(ids[1], StatusFailed, "boom"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.MarkRunningInterrupted()
+	if err != nil || n != 3 {
+		t.Fatalf("MarkRunningInterrupted = %d, %v; want 3", n, err)
+	}
+	want := []Status{StatusFinished, StatusFailed, StatusInterrupted, StatusInterrupted, StatusInterrupted}
+	all, err := s.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range all {
+		if r.Status != want[i] {
+			t.Errorf("run %d status %s, want %s", r.ID, r.Status, want[i])
+		}
+		if r.Status == StatusInterrupted && (r.Error == "" || r.Finished.IsZero()) {
+			t.Errorf("interrupted run %d: error %q finished %v", r.ID, r.Error, r.Finished)
+		}
+	}
+	if all[1].Error != "boom" {
+		t.Errorf("failed run's error overwritten: %q", all[1].Error)
+	}
+	if n, err := s.MarkRunningInterrupted(); err != nil || n != 0 {
+		t.Errorf("second MarkRunningInterrupted = %d, %v; want 0", n, err)
+	}
+	// A run that was wrongly marked (still alive elsewhere) can finish.
+	if err := s.Finish(ids[2], suite.Result{Metrics: map[string]float64{"accuracy": 0.5}}); err != nil {
+		t.Errorf("finish of an interrupted run: %v", err)
+	}
+	// Restarting an interrupted run counts an attempt.
+	if id, err := s.Start(testSpec("gcn", "MUTAG", 3), testProv); err != nil || id != ids[3] {
+		t.Fatalf("restart = %d, %v", id, err)
+	}
+	if r := listOne(t, s, ids[3]); r.Attempts != 2 || r.Status != StatusRunning {
+		t.Errorf("restarted interrupted run: %+v", r)
+	}
+}
+
+func TestStartStaleRunning(t *testing.T) {
+	s, _ := openTemp(t)
+	spec := testSpec("gcn", "MUTAG", 1)
+	id, err := s.Start(spec, testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := s.Start(spec, testProv)
+	if err != nil || id2 != id {
+		t.Fatalf("restart of a running run = %d, %v; want %d", id2, err, id)
+	}
+	if r := listOne(t, s, id); r.Attempts != 2 {
+		t.Errorf("attempts %d, want 2", r.Attempts)
+	}
+}
+
+func TestListFilters(t *testing.T) {
+	s, _ := openTemp(t)
+	type row struct {
+		method, dataset string
+		status          Status
+	}
+	rows := []row{
+		{"gcn", "MUTAG", StatusFinished},
+		{"gcn", "PROTEINS", StatusFailed},
+		{"gin", "MUTAG", StatusRunning},
+		{"gin", "PROTEINS", StatusFinished},
+		{"mlp", "ENZYMES", StatusInterrupted},
+		{"gcn", "ENZYMES", StatusFinished},
+	}
+	for i, r := range rows {
+		id, err := s.Start(testSpec(r.method, r.dataset, int64(i)), testProv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch r.status {
+		case StatusFinished:
+			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": float64(i), "ood_f1": -float64(i)}})
+		case StatusFailed, StatusInterrupted:
+			err = s.Fail(id, r.status, "x")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name string
+		f    Filter
+		want []int // indices into rows
+	}{
+		{"all", Filter{}, []int{0, 1, 2, 3, 4, 5}},
+		{"method", Filter{Methods: []string{"gcn"}}, []int{0, 1, 5}},
+		{"methods", Filter{Methods: []string{"gin", "mlp"}}, []int{2, 3, 4}},
+		{"dataset", Filter{Datasets: []string{"MUTAG"}}, []int{0, 2}},
+		{"status", Filter{Status: []Status{StatusFinished}}, []int{0, 3, 5}},
+		{"statuses", Filter{Status: []Status{StatusFailed, StatusInterrupted, StatusRunning}}, []int{1, 2, 4}},
+		{"method and dataset", Filter{Methods: []string{"gcn"}, Datasets: []string{"PROTEINS", "ENZYMES"}}, []int{1, 5}},
+		{"all three", Filter{Methods: []string{"gcn", "gin"}, Datasets: []string{"PROTEINS"}, Status: []Status{StatusFinished}}, []int{3}},
+		{"none", Filter{Methods: []string{"nope"}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := s.List(c.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var idx []int
+			for i, r := range got {
+				if i > 0 && got[i-1].ID >= r.ID {
+					t.Errorf("not ordered by id: %d then %d", got[i-1].ID, r.ID)
+				}
+				k := int(r.Spec.Seed)
+				idx = append(idx, k)
+				if r.Status != rows[k].status {
+					t.Errorf("run %d status %s, want %s", r.ID, r.Status, rows[k].status)
+				}
+				if r.Status == StatusFinished {
+					want := map[string]float64{"accuracy": float64(k), "ood_f1": -float64(k)}
+					if !sameMetrics(r.Metrics, want) {
+						t.Errorf("run %d metrics %v, want %v", r.ID, r.Metrics, want)
+					}
+				} else if r.Metrics != nil {
+					t.Errorf("unfinished run %d has metrics %v", r.ID, r.Metrics)
+				}
+			}
+			if !reflect.DeepEqual(idx, c.want) {
+				t.Errorf("got rows %v, want %v", idx, c.want)
+			}
+		})
+	}
+}
+
+func TestMigrateOldVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := openWith(path, migrations[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := old.Start(testSpec("gcn", "MUTAG", 1), testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil || v != SchemaVersion() {
+		t.Errorf("version after migration %d, %v; want %d", v, err, SchemaVersion())
+	}
+	var nIndex int
+	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN
+		('runs_method_dataset', 'runs_dataset', 'runs_status', 'curves_run')`).Scan(&nIndex); err != nil || nIndex != 4 {
+		t.Errorf("%d indexes after migration (%v), want 4", nIndex, err)
+	}
+	var nVersions int
+	if err := s.db.QueryRow(`SELECT count(*) FROM schema_version`).Scan(&nVersions); err != nil || nVersions != 1 {
+		t.Errorf("schema_version has %d rows (%v), want 1", nVersions, err)
+	}
+	r := listOne(t, s, id)
+	if r.Status != StatusFinished || r.Metrics["accuracy"] != 0.5 {
+		t.Errorf("run after migration: %+v", r)
+	}
+}
+
+func TestNewerVersionRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := SchemaVersion() + 7
+	if _, err := s.db.Exec(`UPDATE schema_version SET version = ?`, newer); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := Open(path)
+	if err == nil {
+		s2.Close()
+		t.Fatal("Open of a newer-version database succeeded")
+	}
+	for _, want := range []string{path, fmt.Sprint(newer), fmt.Sprint(SchemaVersion())} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	t.Log(err)
+}
+
+func TestFailedMigrationRollsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	bad := append(append([]string{}, migrations...),
+		`CREATE TABLE extra (x INTEGER)`, `CREATE TABLE runs (x INTEGER)`) // the second step fails
+	if s, err := openWith(path, bad); err == nil {
+		s.Close()
+		t.Fatal("bad migration succeeded")
+	} else if !strings.Contains(err.Error(), path) {
+		t.Errorf("error %q does not name the file", err)
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v, extra int
+	if err := s.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil || v != SchemaVersion() {
+		t.Errorf("version %d, %v; want %d", v, err, SchemaVersion())
+	}
+	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'extra'`).Scan(&extra); err != nil || extra != 0 {
+		t.Errorf("partial migration kept: %d, %v", extra, err)
+	}
+}
+
+// TestConcurrent runs 8 goroutines × 20 runs on one Store (the scheduler's
+// slots) while another goroutine reads; run it with -race.
+func TestConcurrent(t *testing.T) {
+	s, _ := openTemp(t)
+	testConcurrent(t, []*Store{s}, 8, 20)
+}
+
+// TestConcurrentTwoStores is two processes on one file: two Stores, each
+// with 4 goroutines, relying on WAL and the busy timeout.
+func TestConcurrentTwoStores(t *testing.T) {
+	s1, path := openTemp(t)
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	testConcurrent(t, []*Store{s1, s2}, 4, 20)
+}
+
+func testConcurrent(t *testing.T, stores []*Store, workers, perWorker int) {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(stores)*workers*perWorker+1)
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	readers.Add(1)
+	go func() {
+		defer readers.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := stores[0].List(Filter{Status: []Status{StatusFinished}}); err != nil {
+				errs <- err
+				return
+			}
+			if _, err := stores[len(stores)-1].Finished([]string{"a", "b"}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for si, s := range stores {
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(s *Store, si, w int) {
+				defer wg.Done()
+				for i := 0; i < perWorker; i++ {
+					spec := testSpec(fmt.Sprintf("m%d", w), fmt.Sprintf("d%d", si), int64(i))
+					id, err := s.Start(spec, testProv)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if i%5 == 4 {
+						err = s.Fail(id, StatusFailed, "x")
+					} else {
+						err = s.Finish(id, suite.Result{
+							Metrics: map[string]float64{"accuracy": float64(i)},
+							Curves:  []suite.CurvePoint{{Epoch: 0, Name: "loss", Value: float64(w)}},
+						})
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}(s, si, w)
+		}
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	all, err := stores[0].List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(stores) * workers * perWorker
+	if len(all) != total {
+		t.Fatalf("%d runs, want %d", len(all), total)
+	}
+	var finished int
+	for _, r := range all {
+		if r.Status == StatusFinished {
+			finished++
+			if r.Metrics["accuracy"] != float64(r.Spec.Seed) {
+				t.Errorf("run %d metrics %v", r.ID, r.Metrics)
+			}
+		}
+	}
+	if want := total * 4 / 5; finished != want {
+		t.Errorf("%d finished, want %d", finished, want)
+	}
+}
+
+// TestValuesSQL checks the documented storage conventions directly.
+func TestValuesSQL(t *testing.T) {
+	s, _ := openTemp(t)
+	id, err := s.Start(testSpec("gcn", "MUTAG", 1), testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(id, suite.Result{Metrics: map[string]float64{"a": math.NaN(), "b": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var a sql.NullFloat64
+	if err := s.db.QueryRow(`SELECT value FROM metrics WHERE run_id = ? AND name = 'a'`, id).Scan(&a); err != nil || a.Valid {
+		t.Errorf("NaN stored as %v, %v; want NULL", a, err)
+	}
+	var started, finished string
+	if err := s.db.QueryRow(`SELECT started, finished FROM runs WHERE id = ?`, id).Scan(&started, &finished); err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []string{started, finished} {
+		if len(ts) != len(timeLayout) || !strings.HasSuffix(ts, "Z") {
+			t.Errorf("timestamp %q not in layout %q", ts, timeLayout)
+		}
+	}
+}
