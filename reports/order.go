@@ -1,0 +1,174 @@
+package reports
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultMethodOrder is the paper's row order (Tables 2–4) by registry
+// name: the kernels, the GNNs with TopK pooling, the pooling methods, the
+// semi-supervised methods, UGNN and its ablation variants. Methods not in
+// it come after, sorted by name.
+var DefaultMethodOrder = []string{
+	"wl", "sp", "graphlet",
+	"gcn-topk", "sage-topk", "gin-topk",
+	"gin-asap", "gin-sag",
+	"infograph", "graphcl", "gla", "rgcl",
+	"ugnn",
+	"ugnn-wo-s", "ugnn-wo-p", "ugnn-wo-kp", "ugnn-wo-up",
+}
+
+// AblationVariants are the rows of the ablation table (paper Table 4), in
+// the paper's order: the full model, then without subgraph-based OOD
+// detection (S), prototype-aware semi-supervised learning (P), known-class
+// prototypes (KP) and unknown-class prototypes (UP).
+var AblationVariants = []string{"ugnn", "ugnn-wo-s", "ugnn-wo-p", "ugnn-wo-kp", "ugnn-wo-up"}
+
+// DefaultDatasetOrder is the paper's column order. Datasets not in it come
+// after, sorted by name.
+var DefaultDatasetOrder = []string{"COIL-DEL", "Letter-high", "MNIST", "CIFAR10", "REDDIT-MULTI-12K", "COLORS-3"}
+
+// PaperNames are the paper's display names of the registry names, for
+// Options.Names.
+var PaperNames = map[string]string{
+	"wl":         "WL Kernel",
+	"sp":         "SP Kernel",
+	"graphlet":   "Graphlet Kernel",
+	"gcn-topk":   "GCN",
+	"sage-topk":  "GraphSAGE",
+	"gin-topk":   "GIN",
+	"gin-asap":   "ASAP",
+	"gin-sag":    "SAG Pooling",
+	"infograph":  "InfoGraph",
+	"graphcl":    "GraphCL",
+	"gla":        "GLA",
+	"rgcl":       "RGCL",
+	"ugnn":       "UGNN",
+	"ugnn-wo-s":  "w/o S",
+	"ugnn-wo-p":  "w/o P",
+	"ugnn-wo-kp": "w/o KP",
+	"ugnn-wo-up": "w/o UP",
+}
+
+// methodFamily is the paper's row group of each method; the renderers draw
+// a rule between groups.
+var methodFamily = map[string]int{
+	"wl": 0, "sp": 0, "graphlet": 0,
+	"gcn-topk": 1, "sage-topk": 1, "gin-topk": 1,
+	"gin-asap": 2, "gin-sag": 2,
+	"infograph": 3, "graphcl": 3, "gla": 3, "rgcl": 3,
+	"ugnn":      4,
+	"ugnn-wo-s": 5, "ugnn-wo-p": 5, "ugnn-wo-kp": 5, "ugnn-wo-up": 5,
+}
+
+// family is the row group of a method; unknown methods share the last.
+func family(base string) int {
+	if f, ok := methodFamily[base]; ok {
+		return f
+	}
+	return 6
+}
+
+// rankFunc returns a function ranking names by order first, then sorted.
+func rankFunc(order []string) func(string) int {
+	pos := make(map[string]int, len(order))
+	for i, name := range order {
+		if _, dup := pos[name]; !dup {
+			pos[name] = i
+		}
+	}
+	return func(name string) int {
+		if p, ok := pos[name]; ok {
+			return p
+		}
+		return len(order)
+	}
+}
+
+// lessByOrder orders names by their position in order; names not in order
+// come after, sorted.
+func lessByOrder(order []string) func(a, b string) bool {
+	rank := rankFunc(order)
+	return func(a, b string) bool {
+		ra, rb := rank(a), rank(b)
+		if ra != rb {
+			return ra < rb
+		}
+		return a < b
+	}
+}
+
+// baseOf is the registry name in a row label ("gin-topk (lr=0.01)" →
+// "gin-topk").
+func baseOf(label string) string {
+	base, _, _ := strings.Cut(label, " (")
+	return base
+}
+
+// lessRowLabel orders row labels by their method's position in order, then
+// by label.
+func lessRowLabel(order []string) func(a, b string) bool {
+	less := lessByOrder(order)
+	return func(a, b string) bool {
+		ba, bb := baseOf(a), baseOf(b)
+		if ba != bb {
+			return less(ba, bb)
+		}
+		return a < b
+	}
+}
+
+// lessRatio orders ratio labels: low, high, then numbers ascending, then any
+// other label sorted.
+func lessRatio(a, b string) bool {
+	ka, fa := ratioKey(a)
+	kb, fb := ratioKey(b)
+	if ka != kb {
+		return ka < kb
+	}
+	if ka == 2 && fa != fb {
+		return fa < fb
+	}
+	return a < b
+}
+
+func ratioKey(r string) (int, float64) {
+	switch r {
+	case "low":
+		return 0, 0
+	case "high":
+		return 1, 0
+	}
+	if f, err := strconv.ParseFloat(r, 64); err == nil && !math.IsNaN(f) {
+		return 2, f
+	}
+	return 3, 0
+}
+
+// sortWarnings sorts warnings by row (in methodOrder, nil = default),
+// dataset (in datasetOrder, nil = default), ratio and text.
+func sortWarnings(ws []Warning, methodOrder, datasetOrder []string) {
+	if methodOrder == nil {
+		methodOrder = DefaultMethodOrder
+	}
+	if datasetOrder == nil {
+		datasetOrder = DefaultDatasetOrder
+	}
+	lessRow := lessRowLabel(methodOrder)
+	lessDS := lessByOrder(datasetOrder)
+	sort.SliceStable(ws, func(i, j int) bool {
+		a, b := ws[i].Key, ws[j].Key
+		if a.Method != b.Method {
+			return lessRow(a.Method, b.Method)
+		}
+		if a.Dataset != b.Dataset {
+			return lessDS(a.Dataset, b.Dataset)
+		}
+		if a.Ratio != b.Ratio {
+			return lessRatio(a.Ratio, b.Ratio)
+		}
+		return ws[i].Text < ws[j].Text
+	})
+}

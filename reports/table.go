@@ -1,0 +1,320 @@
+package reports
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// Table is a results table: rows are methods, columns are dataset × ratio
+// (× an optional sub-column), and each cell is one metric aggregated over
+// seeds. Build one with AccuracyTable, F1Table, AblationTable or
+// MetricTable and print it with Render.
+type Table struct {
+	// Title is a short name, e.g. "Classification accuracy".
+	Title string
+	// Caption describes the table; LaTeX uses it as \caption (Title when
+	// empty).
+	Caption string
+	// Label is the LaTeX \label, e.g. "tab:main_results" ("" = none).
+	Label string
+	// Rows are the table's rows, in display order.
+	Rows []Row
+	// Columns are the value columns, in display order, grouped by
+	// (Dataset, Ratio).
+	Columns []Column
+	// Cells are indexed [row][column]; nil means no value (no run, or no
+	// finished seed).
+	Cells [][]*Cell
+	// Warnings are the aggregation warnings of the table's cells, in table
+	// order. Render prints them below the table in every format but CSV.
+	Warnings []Warning
+}
+
+// Row is one table row: one method configuration.
+type Row struct {
+	// Key is the row's label in the cells' Key.Method, e.g.
+	// "gin-topk (lr=0.01)".
+	Key string
+	// Label is what the row shows: Key, with the method's name replaced by
+	// Options.Names when it has one.
+	Label string
+	// Method is the registry name, e.g. "gin-topk".
+	Method string
+	// Group is the row's group; renderers draw a rule between rows of
+	// different groups, as the paper does between method families.
+	Group int
+}
+
+// Column is one value column.
+type Column struct {
+	// Dataset is the dataset's name.
+	Dataset string
+	// Ratio is the ratio label: "low", "high" or a number.
+	Ratio string
+	// Sub is the sub-column's name ("" = none), e.g. "Overall" or
+	// "Unknown" in the ablation table.
+	Sub string
+	// Metric is the metric the column shows.
+	Metric string
+}
+
+// Options controls which runs a table shows and how. The zero value is the
+// paper's layout with every method and dataset present in the runs.
+type Options struct {
+	// Title, Caption and Label replace the table's defaults when not "".
+	Title, Caption, Label string
+	// MethodOrder orders the rows by registry name (nil =
+	// DefaultMethodOrder); methods not in it come after, sorted.
+	MethodOrder []string
+	// Methods, when not nil, keeps only these methods (registry names) and
+	// shows a row for each of them even when it has no run.
+	Methods []string
+	// DatasetOrder orders the column groups (nil = DefaultDatasetOrder);
+	// datasets not in it come after, sorted.
+	DatasetOrder []string
+	// Datasets, when not nil, keeps only these datasets.
+	Datasets []string
+	// Names maps registry names to display names for the row labels, e.g.
+	// PaperNames ("gin-topk (lr=0.01)" → "GIN (lr=0.01)"). CSV output keeps
+	// the registry names.
+	Names map[string]string
+}
+
+// subMetric is one sub-column of every dataset × ratio column.
+type subMetric struct {
+	name   string // "" for a table without sub-columns
+	metric string
+}
+
+// tableDefaults are a builder's title, caption and label.
+type tableDefaults struct {
+	title, caption, label string
+	methods               []string
+	rowPerGroup           bool // each row its own group (ablation table)
+}
+
+// AccuracyTable is paper Table 2: the accuracy (PROTOCOL §4) of every
+// method on every dataset × ratio.
+func AccuracyTable(rs []runs.Run, opts Options) *Table {
+	return build(rs, []subMetric{{"", suite.MetricAccuracy}}, opts, tableDefaults{
+		title:   "Classification accuracy",
+		caption: "Classification accuracy of different labelling ratios (mean ± sample std over seeds).",
+		label:   "tab:main_results",
+	})
+}
+
+// F1Table is paper Table 3: the F1 score of OOD detection (positive =
+// unknown) of every method on every dataset × ratio.
+func F1Table(rs []runs.Run, opts Options) *Table {
+	return build(rs, []subMetric{{"", suite.MetricOODF1}}, opts, tableDefaults{
+		title:   "OOD detection F1",
+		caption: "F1 score of OOD detection, positive = unknown (mean ± sample std over seeds).",
+		label:   "tab:main_F1_AUC",
+	})
+}
+
+// AblationTable is paper Table 4: rows are UGNN and its ablation variants
+// (AblationVariants, unless opts.Methods says otherwise, each row shown even
+// without runs), columns are dataset × ratio, each with the sub-columns
+// "Overall" (accuracy) and "Unknown" (unknown_acc).
+func AblationTable(rs []runs.Run, opts Options) *Table {
+	return build(rs, []subMetric{
+		{"Overall", suite.MetricAccuracy},
+		{"Unknown", suite.MetricUnknownAcc},
+	}, opts, tableDefaults{
+		title:       "Ablation",
+		caption:     "Ablation studies: overall accuracy and accuracy on unknown classes (mean ± sample std over seeds).",
+		label:       "tab:ablation",
+		methods:     AblationVariants,
+		rowPerGroup: true,
+	})
+}
+
+// MetricTable is a table of any metric in the layout of paper Table 2, e.g.
+// suite.MetricOODAUROC or suite.MetricKnownAcc.
+func MetricTable(rs []runs.Run, metric string, opts Options) *Table {
+	return build(rs, []subMetric{{"", metric}}, opts, tableDefaults{
+		title:   metric,
+		caption: metric + " (mean ± sample std over seeds).",
+		label:   "tab:" + metric,
+	})
+}
+
+// build lays out the cells of subs over the runs kept by opts.
+func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Table {
+	t := &Table{
+		Title:   pick(opts.Title, def.title),
+		Caption: pick(opts.Caption, def.caption),
+		Label:   pick(opts.Label, def.label),
+	}
+	methods := opts.Methods
+	if methods == nil {
+		methods = def.methods
+	}
+	methodOrder := opts.MethodOrder
+	if methodOrder == nil {
+		methodOrder = DefaultMethodOrder
+	}
+	datasetOrder := opts.DatasetOrder
+	if datasetOrder == nil {
+		datasetOrder = DefaultDatasetOrder
+	}
+
+	keepMethod := set(methods)
+	keepDataset := set(opts.Datasets)
+	var kept []runs.Run
+	for _, r := range rs {
+		if (keepMethod == nil || keepMethod[r.Spec.Method]) && (keepDataset == nil || keepDataset[r.Spec.Dataset]) {
+			kept = append(kept, r)
+		}
+	}
+
+	// Rows: every label of the kept runs, plus listed methods without runs.
+	rowSet := map[string]bool{}
+	for _, l := range RowLabels(kept) {
+		rowSet[l] = true
+	}
+	for _, m := range methods {
+		has := false
+		for l := range rowSet {
+			if baseOf(l) == m {
+				has = true
+				break
+			}
+		}
+		if !has {
+			rowSet[m] = true
+		}
+	}
+	rowKeys := keys(rowSet)
+	sort.Slice(rowKeys, func(i, j int) bool { return lessRowLabel(methodOrder)(rowKeys[i], rowKeys[j]) })
+	for i, k := range rowKeys {
+		base := baseOf(k)
+		label := k
+		if name, ok := opts.Names[base]; ok {
+			label = name + k[len(base):]
+		}
+		group := family(base)
+		if def.rowPerGroup {
+			group = i
+		}
+		t.Rows = append(t.Rows, Row{Key: k, Label: label, Method: base, Group: group})
+	}
+
+	// Columns: every (dataset, ratio) of the kept runs × subs.
+	colSet := map[column]bool{}
+	for _, r := range kept {
+		colSet[column{r.Spec.Dataset, r.Spec.RatioLabel()}] = true
+	}
+	cols := make([]column, 0, len(colSet))
+	for c := range colSet {
+		cols = append(cols, c)
+	}
+	lessDS := lessByOrder(datasetOrder)
+	sort.Slice(cols, func(i, j int) bool {
+		if cols[i].dataset != cols[j].dataset {
+			return lessDS(cols[i].dataset, cols[j].dataset)
+		}
+		return lessRatio(cols[i].ratio, cols[j].ratio)
+	})
+	for _, c := range cols {
+		for _, s := range subs {
+			t.Columns = append(t.Columns, Column{Dataset: c.dataset, Ratio: c.ratio, Sub: s.name, Metric: s.metric})
+		}
+	}
+
+	// Cells and warnings, per metric.
+	cellsBy := map[string]map[Key]Cell{}
+	warnMetrics := map[Warning][]string{}
+	var warnOrder []Warning
+	for _, s := range subs {
+		if _, done := cellsBy[s.metric]; done {
+			continue
+		}
+		cells, warns := Aggregate(kept, s.metric)
+		cellsBy[s.metric] = cells
+		for _, w := range warns {
+			if _, seen := warnMetrics[w]; !seen {
+				warnOrder = append(warnOrder, w)
+			}
+			warnMetrics[w] = append(warnMetrics[w], s.metric)
+		}
+	}
+	t.Cells = make([][]*Cell, len(t.Rows))
+	for i, row := range t.Rows {
+		t.Cells[i] = make([]*Cell, len(t.Columns))
+		for j, col := range t.Columns {
+			if c, ok := cellsBy[col.Metric][Key{row.Key, col.Dataset, col.Ratio}]; ok {
+				t.Cells[i][j] = &c
+			}
+		}
+	}
+	// A warning raised for every metric is shown once; one raised for some
+	// metrics only names them.
+	for _, w := range warnOrder {
+		if ms := warnMetrics[w]; len(ms) < len(cellsBy) {
+			for _, m := range ms {
+				t.Warnings = append(t.Warnings, Warning{w.Key, m + ": " + w.Text})
+			}
+			continue
+		}
+		t.Warnings = append(t.Warnings, w)
+	}
+	sortWarnings(t.Warnings, methodOrder, datasetOrder)
+	return t
+}
+
+// IsBest reports whether the cell at (row, col) has the column's highest
+// mean as displayed (rounded to 3 decimals, so ties are all best). A column
+// with fewer than two values has no best.
+func (t *Table) IsBest(row, col int) bool {
+	c := t.Cells[row][col]
+	if c == nil {
+		return false
+	}
+	best, n := math.Inf(-1), 0
+	for i := range t.Rows {
+		if o := t.Cells[i][col]; o != nil {
+			n++
+			best = math.Max(best, round3(o.Mean))
+		}
+	}
+	return n >= 2 && round3(c.Mean) == best
+}
+
+// round3 rounds to the 3 decimals the tables show, exactly as displayed.
+func round3(x float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
+	return r
+}
+
+func pick(s, def string) string {
+	if s != "" {
+		return s
+	}
+	return def
+}
+
+// set is nil for a nil list.
+func set(xs []string) map[string]bool {
+	if xs == nil {
+		return nil
+	}
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
