@@ -1,0 +1,70 @@
+package gnn
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// discardLog drops curves.
+type discardLog struct{}
+
+func (discardLog) Epoch(int, int, map[string]float64) {}
+
+// protocolTask builds the PROTOCOL split task of a real dataset from
+// ../../shared/datasets, skipping the test if the data is absent.
+func protocolTask(tb testing.TB, name, ratio string, params suite.Params) *suite.Task {
+	tb.Helper()
+	ds := datasetstest.Load(tb, name)
+	info, _ := datasets.LookupInfo(name)
+	_, r, err := datasets.ResolveRatio(name, ratio)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{Known: info.Known, Ratio: r, Seed: 0})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &suite.Task{
+		Graphs: ds.Graphs, FeatureDim: ds.FeatureDim, NumKnown: len(split.KnownClasses),
+		Labelled: split.Labelled, Labels: split.LabelledY, Unlabelled: split.Unlabelled, Eval: split.Unlabelled,
+		Params: params, Seed: 0, Backend: "go", Log: discardLog{}, Dataset: name,
+	}
+}
+
+// BenchmarkTrainEpochCOILDEL measures one training epoch of gin-topk
+// (defaults: hidden 128, 2 GIN layers per stage, TopK 0.8, batch 256) on
+// COIL-DEL's low-ratio labelled set (1,600 graphs, 7 steps), with random
+// (default) and size-bucketed batching.
+func BenchmarkTrainEpochCOILDEL(b *testing.B) {
+	for _, batching := range []Batching{BatchingRandom, BatchingSize} {
+		b.Run(string(batching), func(b *testing.B) { benchTrainEpoch(b, "COIL-DEL", batching) })
+	}
+}
+
+func benchTrainEpoch(b *testing.B, dataset string, batching Batching) {
+	task := protocolTask(b, dataset, "low", nil)
+	c, err := NewClassifier(task, SupervisedConfig{
+		Encoder: EncoderConfig{Conv: ConvGIN, Hidden: 128, LayersPerStage: 2, PoolRatio: 0.8},
+		Epochs:  1, BatchSize: 256, LR: 1e-3, Batching: batching,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	if _, err := c.TrainEpoch(context.Background(), rng); err != nil { // compile outside the timer
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.TrainEpoch(context.Background(), rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(task.Labelled)), "graphs/epoch")
+}

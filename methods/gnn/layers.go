@@ -1,0 +1,170 @@
+package gnn
+
+import (
+	"github.com/gomlx/compute/shapes"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's idiom for graph-building code
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// ParamSeed is the store parameter holding the run's seed; every variable's
+// initial value is drawn from a generator seeded by (seed, variable path),
+// so initialisation does not depend on the order layers are built in.
+const ParamSeed = "ugbench_seed"
+
+// SetSeed records the run's seed in the store's root scope (see ParamSeed)
+// and seeds the store's RNG (dropout, random ops).
+func SetSeed(store *model.Store, seed int64) error {
+	store.RootScope().SetParam(ParamSeed, seed)
+	return store.SetRNGStateFromSeed(seed)
+}
+
+func varRNG(scope *model.Scope, name string) *rand.Rand {
+	seed := model.GetParamOr(scope, ParamSeed, int64(0))
+	h := fnv.New64a()
+	h.Write([]byte(model.JoinPath(scope.Scope(), name)))
+	return rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+}
+
+// uniformVariable returns the variable name of shape dims, created with
+// values ~ U(−bound, bound) on first use.
+func uniformVariable(scope *model.Scope, g *Graph, name string, bound float64, dims ...int) *Node {
+	if v := scope.GetVariable(name); v != nil {
+		return v.NodeValue(g)
+	}
+	size := 1
+	for _, d := range dims {
+		size *= d
+	}
+	r := varRNG(scope, name)
+	data := make([]float32, size)
+	for i := range data {
+		data[i] = float32((2*r.Float64() - 1) * bound)
+	}
+	return scope.VariableWithValue(name, tensors.FromFlatDataAndDimensions(data, dims...)).NodeValue(g)
+}
+
+// Linear is y = x·W + b over the last axis of x: x [..., in] → y [..., out].
+// W [in, out] and b [out] are initialised ~ U(−1/√in, 1/√in), PyTorch's
+// nn.Linear default (GoMLX's He init made readouts over large graphs start
+// at huge losses, GOMLX-NOTES).
+func Linear(scope *model.Scope, x *Node, out int) *Node {
+	g := x.Graph()
+	in := x.Shape().Dim(-1)
+	bound := 1 / math.Sqrt(float64(in))
+	w := uniformVariable(scope, g, "weights", bound, in, out)
+	b := uniformVariable(scope, g, "biases", bound, out)
+	dims := x.Shape().Clone().Dimensions
+	dims[len(dims)-1] = out
+	y := MatMul(Reshape(x, -1, in), w)
+	return Reshape(Add(y, InsertAxes(b, 0)), dims...)
+}
+
+// MLP is Linear → ReLU → … → Linear with the given layer widths; the last
+// layer has no activation.
+func MLP(scope *model.Scope, x *Node, widths ...int) *Node {
+	for i, w := range widths {
+		x = Linear(scope.In("layer_%d", i), x, w)
+		if i < len(widths)-1 {
+			x = activation.Relu(x)
+		}
+	}
+	return x
+}
+
+// maskNodes zeroes the padding rows of h [B, N, D] with mask [B, N].
+func maskNodes(h, mask *Node) *Node {
+	return Mul(h, InsertAxes(mask, -1))
+}
+
+// GINConv is one GIN-ε layer (Xu et al. 2019, "How Powerful are Graph Neural
+// Networks?", eq. 4.1): h'_i = MLP((1+ε)·h_i + Σ_{j∈N(i)} h_j) with learnable
+// ε (initialised 0) and a two-layer MLP (Linear–ReLU–Linear) followed by
+// ReLU. Batch norm is left out of the MLP because GoMLX's batch norm cannot
+// mask padding rows.
+//
+// h [B, N, Din], adj [B, N, N], mask [B, N] → [B, N, hidden], padding rows 0.
+func GINConv(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
+	g := h.Graph()
+	eps := scope.VariableWithValue("eps", float32(0)).NodeValue(g)
+	z := GINAggregate(h, adj, eps)
+	z = activation.Relu(MLP(scope.In("mlp"), z, hidden, hidden))
+	return maskNodes(z, mask)
+}
+
+// TopKScore is the node score of TopK pooling (Gao & Ji 2019, "Graph
+// U-Nets"; PyG TopKPooling): s = h·p/‖p‖ with a learnable projection p.
+// h [B, N, D] → s [B, N].
+func TopKScore(scope *model.Scope, h *Node) *Node {
+	g := h.Graph()
+	d := h.Shape().Dim(-1)
+	p := uniformVariable(scope, g, "projection", 1/math.Sqrt(float64(d)), d)
+	norm := Sqrt(AddScalar(ReduceAllSum(Square(p)), 1e-12))
+	return Div(Einsum("bnd,d->bn", h, p), norm)
+}
+
+// Pooled is a pooled batch: at most K = ⌈ρN⌉ node slots per graph.
+type Pooled struct {
+	// H [B, K, D], Adj [B, K, K], Mask [B, K].
+	H, Adj, Mask *Node
+	// Select [B, K, N] is the one-hot selection matrix S (no gradient):
+	// slot k of graph b holds node argmax S[b,k,:].
+	Select *Node
+}
+
+// KeepCount is ⌈ρ·n⌉, the number of nodes TopK-style pooling keeps of a
+// graph of n nodes (computed with a tolerance so that 0.8·5 keeps 4).
+func KeepCount(ratio float64, n int) int {
+	return int(math.Ceil(ratio*float64(n) - 1e-6))
+}
+
+// TopKPool keeps the ⌈ρ·n_b⌉ highest-scoring nodes of every graph b and gates
+// them by tanh(score): h'_k = h_{idx_k}·tanh(s_{idx_k}), A' = A[idx, idx]
+// (Gao & Ji 2019; Cangea et al. 2018; the same selection serves SAGPool and
+// UGNN with other scores). Padding nodes are never selected; the induced
+// adjacency keeps exactly the edges between kept nodes.
+//
+// h [B, N, D], adj [B, N, N], mask [B, N], score [B, N] → Pooled with
+// K = KeepCount(ratio, N). Gradients flow into h and score through the
+// one-hot selection (TopK itself has no gradient in GoMLX).
+func TopKPool(h, adj, mask, score *Node, ratio float64) Pooled {
+	g := h.Graph()
+	n := h.Shape().Dim(1)
+	k := KeepCount(ratio, n)
+	masked := Where(GreaterThan(mask, ScalarZero(g, mask.DType())), score, MulScalar(OnesLike(score), -1e30))
+	_, idx := TopK(StopGradient(masked), k, 1)                          // [B, K]
+	sel := StopGradient(OneHot(idx, n, h.DType()))                      // [B, K, N]
+	counts := ReduceSum(mask, 1)                                        // [B]
+	keep := Ceil(AddScalar(MulScalar(counts, ratio), -1e-6))            // [B]
+	slots := Iota(g, shapes.Make(mask.DType(), h.Shape().Dim(0), k), 1) // [B, K]: 0, 1, …, K−1
+	newMask := StopGradient(ConvertDType(LessThan(slots, InsertAxes(keep, -1)), mask.DType()))
+	hSel := Einsum("bkn,bnd->bkd", sel, h)
+	sSel := Einsum("bkn,bn->bk", sel, score)
+	hNew := maskNodes(Mul(hSel, InsertAxes(Tanh(sSel), -1)), newMask)
+	aNew := Einsum("bkn,bnm->bkm", sel, adj)
+	aNew = Einsum("bkm,bjm->bkj", aNew, sel)
+	aNew = Mul(aNew, Mul(InsertAxes(newMask, -1), InsertAxes(newMask, 1)))
+	return Pooled{H: hNew, Adj: aNew, Mask: newMask, Select: sel}
+}
+
+// MeanMaxReadout is the graph readout mean‖max over real nodes:
+// h [B, N, D], mask [B, N] → [B, 2D]. Every graph has ≥ 1 real node (padding
+// slots hold one zero node), so neither reduction is empty.
+func MeanMaxReadout(h, mask *Node) *Node {
+	m := InsertAxes(mask, -1)
+	count := ReduceSum(m, 1) // [B, 1]
+	mean := Div(ReduceSum(Mul(h, m), 1), count)
+	maxv := MaskedReduceMax(h, BroadcastToShape(GreaterThan(m, ScalarZero(h.Graph(), m.DType())), h.Shape()), 1)
+	return Concatenate([]*Node{mean, maxv}, -1)
+}
+
+// GINAggregate is GIN's combine step (1+ε)·h + A·h: h [B, N, D],
+// adj [B, N, N], eps scalar → [B, N, D].
+func GINAggregate(h, adj, eps *Node) *Node {
+	return Add(Mul(OnePlus(eps), h), Einsum("bij,bjd->bid", adj, h))
+}

@@ -1,0 +1,195 @@
+package gnn
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/ugbench/ugbench/datasets"
+)
+
+func testBackend(t testing.TB) compute.Backend {
+	t.Helper()
+	b, err := NewBackend("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Finalize)
+	return b
+}
+
+// undirected builds a Graph from an undirected edge list, with one feature
+// per node equal to feat[v].
+func undirected(n int, edges [][2]int32, feat []float32) datasets.Graph {
+	g := datasets.Graph{NumNodes: n, Features: feat}
+	for _, e := range edges {
+		g.Src = append(g.Src, e[0], e[1])
+		g.Dst = append(g.Dst, e[1], e[0])
+	}
+	return g
+}
+
+func TestKeepCount(t *testing.T) {
+	for _, c := range []struct {
+		ratio float64
+		n     int
+		want  int
+	}{{0.8, 5, 4}, {0.8, 4, 4}, {0.8, 3, 3}, {0.8, 1, 1}, {0.5, 7, 4}, {0.8, 10, 8}, {1, 6, 6}, {0.8, 20, 16}} {
+		if got := KeepCount(c.ratio, c.n); got != c.want {
+			t.Errorf("KeepCount(%g, %d) = %d, want %d", c.ratio, c.n, got, c.want)
+		}
+	}
+}
+
+func TestBuckets(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{1, 4}, {4, 4}, {5, 8}, {9, 12}, {33, 48}, {77, 80}, {200, 256}, {513, 768}} {
+		if got := BucketNodes(c.n); got != c.want {
+			t.Errorf("BucketNodes(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+	for _, c := range []struct{ b, maxB, want int }{{1, 256, 8}, {9, 256, 16}, {200, 256, 256}, {44, 256, 64}, {100, 100, 100}, {70, 100, 100}} {
+		if got := BucketGraphs(c.b, c.maxB); got != c.want {
+			t.Errorf("BucketGraphs(%d, %d) = %d, want %d", c.b, c.maxB, got, c.want)
+		}
+	}
+}
+
+func TestNewBatchLayout(t *testing.T) {
+	// Directed edge 1→0 must land at A[0][1] (row = receiver).
+	g := undirected(2, [][2]int32{{0, 1}}, []float32{1, 2})
+	b := NewBatch([]datasets.Graph{g}, &Features{Dim: 1, Nodes: [][]float32{{1, 2}}}, []int{0}, 8)
+	if b.B != 8 || b.N != 4 {
+		t.Fatalf("B, N = %d, %d; want 8, 4", b.B, b.N)
+	}
+	if b.A[0*4+1] != 1 || b.A[1*4+0] != 1 || b.A[0] != 0 {
+		t.Errorf("adjacency block = %v", b.A[:16])
+	}
+	if b.Weight[0] != 1 || b.Weight[1] != 0 || b.Mask[1*4] != 1 || b.Mask[1*4+1] != 0 {
+		t.Errorf("padding slot: weight %v mask %v", b.Weight[:2], b.Mask[4:8])
+	}
+}
+
+func TestGINAggregate(t *testing.T) {
+	// Path 0-1-2, h = [1, 10, 100], ε = 0.5:
+	// (1+ε)h + Σ neighbours = [1.5+10, 15+1+100, 150+10] = [11.5, 116, 160].
+	backend := testBackend(t)
+	g := undirected(3, [][2]int32{{0, 1}, {1, 2}}, []float32{1, 10, 100})
+	b := NewBatch([]datasets.Graph{g}, &Features{Dim: 1, Nodes: [][]float32{g.Features}}, []int{0}, 8)
+	x, a, _ := b.Tensors()
+	out := MustExecOnce(backend, func(x, a *Node) *Node {
+		return GINAggregate(x, a, Const(x.Graph(), float32(0.5)))
+	}, x, a)
+	got := tensors.MustCopyFlatData[float32](out)
+	want := []float32{11.5, 116, 160, 0}
+	for i, w := range want {
+		if math.Abs(float64(got[i]-w)) > 1e-5 {
+			t.Fatalf("aggregate = %v, want %v", got[:4], want)
+		}
+	}
+}
+
+func TestTopKPoolPerGraph(t *testing.T) {
+	// Graph 0: path 0-1-2-3-4 with scores = features [5, 1, 4, 2, 3]:
+	// keeps ⌈0.8·5⌉ = 4 nodes {0, 2, 4, 3} in score order; induced edges
+	// among them: 2-3 and 3-4 only.
+	// Graph 1: triangle with scores [0.1, 0.3, 0.2]: keeps ⌈0.8·3⌉ = 3.
+	backend := testBackend(t)
+	g0 := undirected(5, [][2]int32{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, []float32{5, 1, 4, 2, 3})
+	g1 := undirected(3, [][2]int32{{0, 1}, {1, 2}, {0, 2}}, []float32{0.1, 0.3, 0.2})
+	graphs := []datasets.Graph{g0, g1}
+	feats := &Features{Dim: 1, Nodes: [][]float32{g0.Features, g1.Features}}
+	b := NewBatch(graphs, feats, []int{0, 1}, 8)
+	x, a, m := b.Tensors()
+	outs := MustExecOnceN(backend, func(x, a, m *Node) []*Node {
+		score := Reshape(x, x.Shape().Dim(0), x.Shape().Dim(1))
+		p := TopKPool(x, a, m, score, 0.8)
+		return []*Node{p.H, p.Adj, p.Mask}
+	}, x, a, m)
+	K := KeepCount(0.8, b.N)
+	h := tensors.MustCopyFlatData[float32](outs[0])
+	adj := tensors.MustCopyFlatData[float32](outs[1])
+	mask := tensors.MustCopyFlatData[float32](outs[2])
+	sum := func(s int) (n float32) {
+		for k := 0; k < K; k++ {
+			n += mask[s*K+k]
+		}
+		return
+	}
+	if sum(0) != 4 || sum(1) != 3 || sum(2) != 1 {
+		t.Fatalf("kept per graph = %v, %v, %v; want 4, 3, 1", sum(0), sum(1), sum(2))
+	}
+	// Kept nodes of graph 0 in order: original ids 0, 2, 4, 3 (scores 5, 4, 3, 2),
+	// each gated by tanh(score).
+	wantH := []float64{5 * math.Tanh(5), 4 * math.Tanh(4), 3 * math.Tanh(3), 2 * math.Tanh(2)}
+	for k, w := range wantH {
+		if math.Abs(float64(h[k])-w) > 1e-5 {
+			t.Errorf("graph 0 slot %d: h = %v, want %v", k, h[k], w)
+		}
+	}
+	// Induced adjacency among slots (0→id0, 1→id2, 2→id4, 3→id3): edges 2-3 → slots 1-3, 3-4 → slots 3-2.
+	wantAdj := map[[2]int]bool{{1, 3}: true, {3, 1}: true, {2, 3}: true, {3, 2}: true}
+	for i := 0; i < K; i++ {
+		for j := 0; j < K; j++ {
+			got := adj[i*K+j] == 1
+			if got != wantAdj[[2]int{i, j}] {
+				t.Errorf("graph 0 pooled A[%d][%d] = %v", i, j, adj[i*K+j])
+			}
+		}
+	}
+	// Graph 1: all three nodes kept, all three edges kept (6 directed).
+	var e1 float32
+	for i := 0; i < K*K; i++ {
+		e1 += adj[K*K+i]
+	}
+	if e1 != 6 {
+		t.Errorf("graph 1 pooled edges = %v, want 6", e1)
+	}
+}
+
+// TestEncodePaddingInvariant: a graph encoded alone and inside a padded
+// batch next to a larger graph gives the same embedding.
+func TestEncodePaddingInvariant(t *testing.T) {
+	backend := testBackend(t)
+	small := undirected(4, [][2]int32{{0, 1}, {1, 2}, {2, 3}}, []float32{0.1, -0.5, 0.3, 0.9, 1, 0, 0.2, -0.2})
+	var bigEdges [][2]int32
+	for i := int32(0); i < 19; i++ {
+		bigEdges = append(bigEdges, [2]int32{i, i + 1})
+	}
+	bigFeat := make([]float32, 40)
+	for i := range bigFeat {
+		bigFeat[i] = float32(i%7) / 7
+	}
+	big := undirected(20, bigEdges, bigFeat)
+	graphs := []datasets.Graph{small, big}
+	feats := &Features{Dim: 2, Nodes: [][]float32{small.Features, big.Features}}
+	cfg := EncoderConfig{Conv: ConvGIN, Hidden: 8, LayersPerStage: 2, PoolRatio: 0.8}
+	store := model.NewStore()
+	if err := SetSeed(store, 7); err != nil {
+		t.Fatal(err)
+	}
+	exec := model.MustNewExec(backend, store, func(scope *model.Scope, in []*Node) []*Node {
+		return []*Node{Encode(scope.In("encoder"), cfg, in[0], in[1], in[2])}
+	})
+	exec.SetMaxCache(-1)
+	embed := func(idx []int) []float32 {
+		b := NewBatch(graphs, feats, idx, 8)
+		x, a, m := b.Tensors()
+		out, err := exec.Exec(x, a, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tensors.MustCopyFlatData[float32](out[0])
+	}
+	alone := embed([]int{0})
+	inBatch := embed([]int{1, 0})
+	d := cfg.EmbeddingDim()
+	for k := 0; k < d; k++ {
+		if math.Abs(float64(alone[k]-inBatch[d+k])) > 1e-4 {
+			t.Fatalf("embedding differs at %d: alone %v, in batch %v", k, alone[:d], inBatch[d:2*d])
+		}
+	}
+}

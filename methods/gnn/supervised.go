@@ -1,0 +1,239 @@
+package gnn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// SupervisedConfig configures a GNN classifier trained with cross-entropy on
+// the labelled graphs only (the paper's convolution and pooling baselines).
+type SupervisedConfig struct {
+	Encoder EncoderConfig
+	// Epochs over the labelled set; BatchSize graphs per step.
+	Epochs, BatchSize int
+	// LR is Adam's learning rate.
+	LR float64
+	// Batching is how an epoch is cut into batches: BatchingRandom
+	// (default, also for "") or BatchingSize.
+	Batching Batching
+}
+
+// Batching names an epoch's batching strategy.
+type Batching string
+
+const (
+	// BatchingRandom is plain uniform shuffling, the default: every batch is
+	// a uniform sample and is padded to its largest graph.
+	BatchingRandom Batching = "random"
+	// BatchingSize sorts the shuffled graphs by node count, cuts them into
+	// batches and shuffles the batch order (bucket-by-length, as in sequence
+	// models): every graph is seen once per epoch with little padding —
+	// a COIL-DEL epoch takes 6.2 s instead of 36 s (plain build) — but a
+	// batch holds graphs of similar size, and where size correlates with
+	// the class the batches are nearly single-class: on Letter-high (15
+	// epochs, batch 32) known-class accuracy fell from 0.31 to 0.14.
+	BatchingSize Batching = "size"
+)
+
+// EpochBatches cuts a shuffled copy of idx into batches of at most
+// batchSize graphs according to strategy.
+func EpochBatches(graphs []datasets.Graph, idx []int, batchSize int, strategy Batching, rng *rand.Rand) ([][]int, error) {
+	order := slices.Clone(idx)
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	switch strategy {
+	case BatchingRandom, "":
+	case BatchingSize:
+		slices.SortStableFunc(order, func(a, b int) int { return graphs[a].NumNodes - graphs[b].NumNodes })
+	default:
+		return nil, fmt.Errorf("batching %q: want %q or %q", strategy, BatchingSize, BatchingRandom)
+	}
+	var batches [][]int
+	for start := 0; start < len(order); start += batchSize {
+		batches = append(batches, order[start:min(start+batchSize, len(order))])
+	}
+	rng.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
+	return batches, nil
+}
+
+// Classifier is a trained-or-training encoder Φ plus MLP head ψ on one
+// backend. It is not safe for concurrent use.
+type Classifier struct {
+	cfg      SupervisedConfig
+	classes  int
+	backend  compute.Backend
+	store    *model.Store
+	train    *model.Exec
+	predict  *model.Exec
+	features *Features
+	task     *suite.Task
+}
+
+// NewClassifier builds the model for task (features standardised over all
+// graphs) on the backend task.Backend, seeded with task.Seed.
+func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) {
+	if err := cfg.Encoder.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Epochs < 0 || cfg.BatchSize < 1 || !(cfg.LR > 0) {
+		return nil, fmt.Errorf("epochs %d, batch_size %d, lr %g: need epochs ≥ 0, batch_size ≥ 1, lr > 0", cfg.Epochs, cfg.BatchSize, cfg.LR)
+	}
+	backend, err := NewBackend(BackendConfig(task.Backend))
+	if err != nil {
+		return nil, err
+	}
+	c := &Classifier{cfg: cfg, classes: task.NumKnown, backend: backend, store: model.NewStore(), task: task}
+	if err := SetSeed(c.store, task.Seed); err != nil {
+		backend.Finalize()
+		return nil, err
+	}
+	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim)
+	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
+	c.train, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
+		c.store.SetTraining(in[0].Graph(), true)
+		logits := c.logits(scope, in[0], in[1], in[2])
+		loss := MaskedCrossEntropy(logits, in[3], in[4])
+		opt.UpdateGraph(scope, in[0].Graph(), loss)
+		return []*Node{loss}
+	})
+	if err != nil {
+		backend.Finalize()
+		return nil, err
+	}
+	c.predict, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
+		return []*Node{Softmax(c.logits(scope, in[0], in[1], in[2]), -1)}
+	})
+	if err != nil {
+		backend.Finalize()
+		return nil, err
+	}
+	c.train.SetMaxCache(-1)
+	c.predict.SetMaxCache(-1)
+	return c, nil
+}
+
+// Close releases the backend.
+func (c *Classifier) Close() { c.backend.Finalize() }
+
+func (c *Classifier) logits(scope *model.Scope, x, adj, mask *Node) *Node {
+	z := Encode(scope.In("encoder"), c.cfg.Encoder, x, adj, mask)
+	return MLP(scope.In("head"), z, c.cfg.Encoder.Hidden, c.classes)
+}
+
+// TrainEpoch runs one epoch over the labelled graphs (shuffled by rng) and
+// returns the mean loss. A NaN or infinite loss is an error.
+func (c *Classifier) TrainEpoch(ctx context.Context, rng *rand.Rand) (float64, error) {
+	labelOf := make(map[int]int32, len(c.task.Labelled))
+	for i, g := range c.task.Labelled {
+		labelOf[g] = int32(c.task.Labels[i])
+	}
+	batches, err := EpochBatches(c.task.Graphs, c.task.Labelled, c.cfg.BatchSize, c.cfg.Batching, rng)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	for _, idx := range batches {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		b := NewBatch(c.task.Graphs, c.features, idx, c.cfg.BatchSize)
+		y := make([]int32, b.B)
+		for s, g := range idx {
+			y[s] = labelOf[g]
+		}
+		x, a, m := b.Tensors()
+		out, err := c.train.Exec(x, a, m, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
+		if err != nil {
+			return 0, fmt.Errorf("train step: %w", err)
+		}
+		loss := float64(tensors.MustCopyFlatData[float32](out[0])[0])
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return 0, fmt.Errorf("loss is %v", loss)
+		}
+		sum += loss * float64(len(idx))
+	}
+	return sum / float64(max(len(c.task.Labelled), 1)), nil
+}
+
+// Probabilities returns the softmax over known classes of every graph in
+// idx, shape [len(idx)][NumKnown]. Graphs are batched by size to keep
+// padding small; the output follows idx's order.
+func (c *Classifier) Probabilities(ctx context.Context, idx []int) ([][]float32, error) {
+	order := slices.Clone(idx)
+	pos := make(map[int]int, len(idx))
+	for i, g := range idx {
+		pos[g] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return c.task.Graphs[a].NumNodes - c.task.Graphs[b].NumNodes })
+	probs := make([][]float32, len(idx))
+	for start := 0; start < len(order); start += c.cfg.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		part := order[start:min(start+c.cfg.BatchSize, len(order))]
+		b := NewBatch(c.task.Graphs, c.features, part, c.cfg.BatchSize)
+		x, a, m := b.Tensors()
+		out, err := c.predict.Exec(x, a, m)
+		if err != nil {
+			return nil, fmt.Errorf("predict: %w", err)
+		}
+		flat := tensors.MustCopyFlatData[float32](out[0])
+		for s, g := range part {
+			probs[pos[g]] = flat[s*c.classes : (s+1)*c.classes]
+		}
+	}
+	return probs, nil
+}
+
+// MaxSoftmaxPredictions turns class probabilities into Predictions: class
+// = argmax, unknown score = 1 − max softmax probability (Hendrycks & Gimpel
+// 2017, the confidence baseline of PROTOCOL §3).
+func MaxSoftmaxPredictions(probs [][]float32) *suite.Predictions {
+	p := &suite.Predictions{Class: make([]int, len(probs)), UnknownScore: make([]float64, len(probs))}
+	for i, row := range probs {
+		best := 0
+		for c := range row {
+			if row[c] > row[best] {
+				best = c
+			}
+		}
+		p.Class[i] = best
+		p.UnknownScore[i] = 1 - float64(row[best])
+	}
+	return p
+}
+
+// FitSupervised trains a classifier on task's labelled graphs for
+// cfg.Epochs, logging the mean loss per epoch, and predicts task.Eval with
+// the maximum-softmax unknown score.
+func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) (*suite.Predictions, error) {
+	c, err := NewClassifier(task, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	for ep := 1; ep <= cfg.Epochs; ep++ {
+		loss, err := c.TrainEpoch(ctx, rng)
+		if err != nil {
+			return nil, fmt.Errorf("epoch %d: %w", ep, err)
+		}
+		task.Log.Epoch(ep, cfg.Epochs, map[string]float64{"loss": loss})
+	}
+	probs, err := c.Probabilities(ctx, task.Eval)
+	if err != nil {
+		return nil, err
+	}
+	return MaxSoftmaxPredictions(probs), nil
+}
