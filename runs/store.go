@@ -364,17 +364,8 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 				}
 			}
 		}
-		if len(res.Curves) > 0 {
-			stmt, err := tx.Prepare(`INSERT INTO curves (run_id, epoch, name, value) VALUES (?, ?, ?, ?)`)
-			if err != nil {
-				return err
-			}
-			defer stmt.Close()
-			for _, p := range res.Curves {
-				if _, err := stmt.Exec(id, p.Epoch, p.Name, floatArg(p.Value)); err != nil {
-					return fmt.Errorf("curve %s epoch %d: %w", p.Name, p.Epoch, err)
-				}
-			}
+		if err := insertCurves(tx, id, res.Curves); err != nil {
+			return err
 		}
 		_, err = tx.Exec(`UPDATE runs SET status = ?, error = '', finished = ?, seconds = ? WHERE id = ?`,
 			StatusFinished, now, floatArg(res.Seconds), id)
@@ -386,11 +377,30 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 	return nil
 }
 
+// insertCurves appends curve points of run id inside tx.
+func insertCurves(tx *sql.Tx, id int64, curves []suite.CurvePoint) error {
+	if len(curves) == 0 {
+		return nil
+	}
+	stmt, err := tx.Prepare(`INSERT INTO curves (run_id, epoch, name, value) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, p := range curves {
+		if _, err := stmt.Exec(id, p.Epoch, p.Name, floatArg(p.Value)); err != nil {
+			return fmt.Errorf("curve %s epoch %d: %w", p.Name, p.Epoch, err)
+		}
+	}
+	return nil
+}
+
 // Fail marks run id as status (StatusFailed or StatusInterrupted) with the
-// message msg, and records the time of the failure as its finish time. An
+// message msg and the curves logged before the failure (e.g. the loss up to
+// a NaN), and records the time of the failure as its finish time. An
 // unknown id wraps ErrNotFound; a finished run is left alone and wraps
 // ErrAlreadyFinished.
-func (s *Store) Fail(id int64, status Status, msg string) error {
+func (s *Store) Fail(id int64, status Status, msg string, curves []suite.CurvePoint) error {
 	if status != StatusFailed && status != StatusInterrupted {
 		return fmt.Errorf("runs: fail run %d: status %q is neither %q nor %q", id, status, StatusFailed, StatusInterrupted)
 	}
@@ -402,6 +412,12 @@ func (s *Store) Fail(id int64, status Status, msg string) error {
 		}
 		if old == StatusFinished {
 			return fmt.Errorf("run %d: %w", id, ErrAlreadyFinished)
+		}
+		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		if err := insertCurves(tx, id, curves); err != nil {
+			return err
 		}
 		_, err = tx.Exec(`UPDATE runs SET status = ?, error = ?, finished = ?, seconds = NULL WHERE id = ?`,
 			status, msg, now, id)

@@ -271,7 +271,7 @@ func TestStartFinishedRefused(t *testing.T) {
 	for name, err := range map[string]error{
 		"start":  func() error { _, err := s.Start(spec, testProv); return err }(),
 		"finish": s.Finish(id, suite.Result{}),
-		"fail":   s.Fail(id, StatusFailed, "late"),
+		"fail":   s.Fail(id, StatusFailed, "late", nil),
 	} {
 		if !errors.Is(err, ErrAlreadyFinished) {
 			t.Errorf("%s of a finished run: %v, want ErrAlreadyFinished", name, err)
@@ -287,7 +287,7 @@ func TestUnknownRun(t *testing.T) {
 	s, _ := openTemp(t)
 	for name, err := range map[string]error{
 		"finish": s.Finish(42, suite.Result{}),
-		"fail":   s.Fail(42, StatusFailed, "x"),
+		"fail":   s.Fail(42, StatusFailed, "x", nil),
 		"curves": func() error { _, err := s.Curves(42); return err }(),
 	} {
 		if !errors.Is(err, ErrNotFound) {
@@ -303,7 +303,7 @@ func TestFailBadStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range []Status{StatusRunning, StatusFinished, "bogus"} {
-		if err := s.Fail(id, st, "x"); err == nil {
+		if err := s.Fail(id, st, "x", nil); err == nil {
 			t.Errorf("Fail with status %q accepted", st)
 		}
 	}
@@ -318,7 +318,7 @@ func TestFailThenRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Fail(id, st, "boom"); err != nil {
+			if err := s.Fail(id, st, "boom", nil); err != nil {
 				t.Fatal(err)
 			}
 			r := listOne(t, s, id)
@@ -389,7 +389,7 @@ func TestFinishedMap(t *testing.T) {
 	if err := s.Finish(ids[2], suite.Result{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Fail(ids[3], StatusFailed, "x"); err != nil {
+	if err := s.Fail(ids[3], StatusFailed, "x", nil); err != nil {
 		t.Fatal(err)
 	}
 	hashes := []string{specs[0].Hash(), specs[1].Hash(), specs[2].Hash(), specs[3].Hash(), "notstored"}
@@ -436,7 +436,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 			finishedID = id
 			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": float64(i) / 10, "ood_auroc": math.NaN()}, Curves: curves, Seconds: 2})
 		case 1:
-			err = s.Fail(id, StatusFailed, "panic: oops")
+			err = s.Fail(id, StatusFailed, "panic: oops", nil)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -491,7 +491,7 @@ func TestMarkRunningInterrupted(t *testing.T) {
 	if err := s.Finish(ids[0], suite.Result{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Fail(ids[1], StatusFailed, "boom"); err != nil {
+	if err := s.Fail(ids[1], StatusFailed, "boom", nil); err != nil {
 		t.Fatal(err)
 	}
 	n, err := s.MarkRunningInterrupted()
@@ -569,7 +569,7 @@ func TestListFilters(t *testing.T) {
 		case StatusFinished:
 			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": float64(i), "ood_f1": -float64(i)}})
 		case StatusFailed, StatusInterrupted:
-			err = s.Fail(id, r.status, "x")
+			err = s.Fail(id, r.status, "x", nil)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -770,7 +770,7 @@ func testConcurrent(t *testing.T, stores []*Store, workers, perWorker int) {
 						return
 					}
 					if i%5 == 4 {
-						err = s.Fail(id, StatusFailed, "x")
+						err = s.Fail(id, StatusFailed, "x", nil)
 					} else {
 						err = s.Finish(id, suite.Result{
 							Metrics: map[string]float64{"accuracy": float64(i)},

@@ -1,0 +1,35 @@
+package runs
+
+import "github.com/ugbench/ugbench/suite"
+
+// Recorder adapts a Store to suite.Recorder, stamping every run with the
+// provenance of this process and the run's backend and device.
+type Recorder struct {
+	Store *Store
+	// Backend is the GoMLX backend configuration of the grid.
+	Backend string
+}
+
+// Finished implements suite.Recorder.
+func (r Recorder) Finished(hashes []string) (map[string]bool, error) {
+	return r.Store.Finished(hashes)
+}
+
+// Start implements suite.Recorder.
+func (r Recorder) Start(spec suite.RunSpec, device string) (int64, error) {
+	return r.Store.Start(spec, CollectProvenance(r.Backend, device))
+}
+
+// Finish implements suite.Recorder.
+func (r Recorder) Finish(id int64, res suite.Result) error { return r.Store.Finish(id, res) }
+
+// Fail implements suite.Recorder.
+func (r Recorder) Fail(id int64, interrupted bool, msg string, res suite.Result) error {
+	status := StatusFailed
+	if interrupted {
+		status = StatusInterrupted
+	}
+	return r.Store.Fail(id, status, msg, res.Curves)
+}
+
+var _ suite.Recorder = Recorder{}
