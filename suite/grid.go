@@ -70,7 +70,13 @@ func ParseSets(flags []string) (map[string][]string, error) {
 		if _, dup := sets[key]; dup {
 			return nil, fmt.Errorf("--set %q: %s given twice", f, key)
 		}
-		sets[key] = strings.Split(vals, ",")
+		items := strings.Split(vals, ",")
+		for _, it := range items {
+			if strings.TrimSpace(it) == "" {
+				return nil, fmt.Errorf("--set %q: empty value in the list", f)
+			}
+		}
+		sets[key] = items
 	}
 	return sets, nil
 }

@@ -42,7 +42,7 @@ type Task struct {
 	// Seed is the run's seed; a method must be deterministic given it (up to
 	// floating-point reduction order).
 	Seed int64
-	// Device names the device slot the run was given, e.g. "cpu:0" or "cuda:1".
+	// Device names the device the run was given: "cpu" or "cuda:I".
 	Device string
 	// Backend is the GoMLX backend configuration, e.g. "go" or "xla:cuda".
 	Backend string

@@ -124,12 +124,20 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	if s.Observer != nil {
 		s.Observer.GridStart(len(todo), sum.Skipped)
 	}
+	if len(s.Slots) == 0 && len(todo) > 0 {
+		return sum, fmt.Errorf("scheduler: no device slots")
+	}
 	queue := make(chan RunSpec)
 	results := make(chan error, len(todo))
 	g, gctx := errgroup.WithContext(context.Background())
+	// stopped: Ctrl-C, or a store error in another slot.
+	stopped := func() bool { return ctx.Err() != nil || gctx.Err() != nil }
 	g.Go(func() error {
 		defer close(queue)
 		for _, sp := range todo {
+			if stopped() {
+				return nil
+			}
 			select {
 			case queue <- sp:
 			case <-ctx.Done():
@@ -143,6 +151,9 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	for _, slot := range s.Slots {
 		g.Go(func() error {
 			for sp := range queue {
+				if stopped() { // the feeder may have handed sp out as we stopped
+					continue
+				}
 				runErr, storeErr := s.runOne(ctx, sp, slot)
 				if storeErr != nil {
 					return storeErr

@@ -32,7 +32,8 @@ func DefaultProtocol() Protocol {
 type RunSpec struct {
 	Method  string `json:"method"`
 	Dataset string `json:"dataset"`
-	// RatioName is "low", "high" or "" for a ratio given as a number.
+	// RatioName is "low", "high", or the number's shortest decimal form
+	// (e.g. "0.3") for a ratio given as a number (datasets.ResolveRatio).
 	RatioName string `json:"ratio_name"`
 	// Ratio is the labelled ratio: the fraction of each known class's
 	// graphs that is labelled.

@@ -1,0 +1,771 @@
+package suite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+const (
+	testDataset = "Letter-high"
+	testBackend = "test-backend"
+)
+
+// fakeMethod is a cheap deterministic method for the scheduler tests.
+type fakeMethod struct {
+	name     string
+	defaults suite.Params
+	fit      func(ctx context.Context, task *suite.Task) (*suite.Predictions, error)
+}
+
+func (f fakeMethod) Name() string           { return f.name }
+func (f fakeMethod) Doc() string            { return "scheduler test fake" }
+func (f fakeMethod) Defaults() suite.Params { return f.defaults.Clone() }
+func (f fakeMethod) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	return f.fit(ctx, task)
+}
+
+// checkTask returns an error if task breaks the Task contract, so a broken
+// Runner makes the fake's run fail.
+func checkTask(task *suite.Task) error {
+	if len(task.Graphs) == 0 || task.NumKnown < 1 || task.Log == nil {
+		return fmt.Errorf("bad task: %d graphs, %d known classes, log %v", len(task.Graphs), task.NumKnown, task.Log)
+	}
+	if len(task.Labels) != len(task.Labelled) || len(task.Labelled) == 0 {
+		return fmt.Errorf("bad task: %d labels for %d labelled graphs", len(task.Labels), len(task.Labelled))
+	}
+	for _, y := range task.Labels {
+		if y < 0 || y >= task.NumKnown {
+			return fmt.Errorf("bad task: label %d not in 0..%d", y, task.NumKnown-1)
+		}
+	}
+	if len(task.Labelled)+len(task.Unlabelled) != len(task.Graphs) {
+		return fmt.Errorf("bad task: %d labelled + %d unlabelled != %d graphs", len(task.Labelled), len(task.Unlabelled), len(task.Graphs))
+	}
+	if !slices.IsSorted(task.Eval) || !slices.Equal(task.Eval, slices.Sorted(slices.Values(task.Unlabelled))) {
+		return fmt.Errorf("bad task: transductive Eval is not the sorted Unlabelled set")
+	}
+	if task.Device != "cpu" || task.Backend != testBackend || task.Dataset != testDataset {
+		return fmt.Errorf("bad task: device %q backend %q dataset %q", task.Device, task.Backend, task.Dataset)
+	}
+	return nil
+}
+
+// logEpochs logs n epochs of the fake curves "acc" and "loss", stopping with
+// ctx's error when it is cancelled.
+func logEpochs(ctx context.Context, task *suite.Task, n int, sleep time.Duration) error {
+	for ep := 1; ep <= n; ep++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if sleep > 0 {
+			time.Sleep(sleep)
+		}
+		task.Log.Epoch(ep, n, map[string]float64{"loss": 1 / float64(ep), "acc": 0.1 * float64(ep)})
+	}
+	return ctx.Err()
+}
+
+// wantCurves is what logEpochs(n) stores (names sorted within an epoch).
+func wantCurves(n int) []suite.CurvePoint {
+	var out []suite.CurvePoint
+	for ep := 1; ep <= n; ep++ {
+		out = append(out,
+			suite.CurvePoint{Epoch: ep, Name: "acc", Value: 0.1 * float64(ep)},
+			suite.CurvePoint{Epoch: ep, Name: "loss", Value: 1 / float64(ep)})
+	}
+	return out
+}
+
+// sizePredictions predicts class 0 and a score from the graph's size.
+func sizePredictions(task *suite.Task, scale float64) *suite.Predictions {
+	p := &suite.Predictions{Class: make([]int, len(task.Eval)), UnknownScore: make([]float64, len(task.Eval))}
+	for i, g := range task.Eval {
+		p.UnknownScore[i] = scale * float64(task.Graphs[g].NumNodes+task.Graphs[g].NumEdges())
+	}
+	return p
+}
+
+const (
+	freeEpochs = 3
+	failEpochs = 2
+	slowEpochs = 20
+	slowSleep  = 5 * time.Millisecond
+)
+
+var registerFakes = sync.OnceFunc(func() {
+	suite.Register(fakeMethod{"test-oracle-free", suite.Params{"epochs": freeEpochs, "scale": 1.0},
+		func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+			if err := checkTask(task); err != nil {
+				return nil, err
+			}
+			if err := logEpochs(ctx, task, task.Params.Int("epochs"), 0); err != nil {
+				return nil, err
+			}
+			return sizePredictions(task, task.Params.Float("scale")), nil
+		}})
+	suite.Register(fakeMethod{"test-oracle-mod", suite.Params{"epochs": freeEpochs},
+		func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+			if err := checkTask(task); err != nil {
+				return nil, err
+			}
+			if err := logEpochs(ctx, task, task.Params.Int("epochs"), 0); err != nil {
+				return nil, err
+			}
+			p := sizePredictions(task, -1)
+			for i, g := range task.Eval {
+				p.Class[i] = g % task.NumKnown
+			}
+			return p, nil
+		}})
+	suite.Register(fakeMethod{"test-fail", suite.Params{"epochs": failEpochs},
+		func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+			if err := logEpochs(ctx, task, task.Params.Int("epochs"), 0); err != nil {
+				return nil, err
+			}
+			return nil, errors.New("test-fail: deliberate failure")
+		}})
+	suite.Register(fakeMethod{"test-panic", suite.Params{},
+		func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+			panic("test-panic: deliberate")
+		}})
+	suite.Register(fakeMethod{"test-nan", suite.Params{},
+		func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+			p := sizePredictions(task, 1)
+			p.UnknownScore[len(p.UnknownScore)/2] = math.NaN()
+			return p, nil
+		}})
+	suite.Register(fakeMethod{"test-slow", suite.Params{"epochs": slowEpochs},
+		func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+			if err := logEpochs(ctx, task, task.Params.Int("epochs"), slowSleep); err != nil {
+				return nil, err
+			}
+			return sizePredictions(task, 1), nil
+		}})
+})
+
+// env is a store and runner on the real data directory.
+type env struct {
+	store  *runs.Store
+	runner *suite.Runner
+	rec    *countingRecorder
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	registerFakes()
+	dir := datasetstest.Dir()
+	if dir == "" {
+		t.Skip("no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
+	}
+	if _, err := os.Stat(filepath.Join(dir, testDataset)); err != nil {
+		t.Skipf("dataset %s not in %s", testDataset, dir)
+	}
+	store, err := runs.Open(filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return &env{
+		store:  store,
+		runner: &suite.Runner{DataDir: dir, Backend: testBackend},
+		rec:    &countingRecorder{Recorder: runs.Recorder{Store: store, Backend: testBackend}},
+	}
+}
+
+// scheduler returns a scheduler on n CPU slots with a fresh start count.
+func (e *env) scheduler(t *testing.T, n int, obs suite.Observer) *suite.Scheduler {
+	t.Helper()
+	slots, err := suite.ParseDevices(fmt.Sprintf("cpu:%d", n), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rec.starts.Store(0)
+	return &suite.Scheduler{Runner: e.runner, Store: e.rec, Slots: slots, Observer: obs}
+}
+
+// rows returns the stored runs by hash.
+func (e *env) rows(t *testing.T) map[string]runs.Run {
+	t.Helper()
+	all, err := e.store.List(runs.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]runs.Run{}
+	for _, r := range all {
+		if _, dup := out[r.Hash]; dup {
+			t.Errorf("hash %s stored twice", r.Hash)
+		}
+		out[r.Hash] = r
+	}
+	return out
+}
+
+func expand(t *testing.T, methods, ratios []string, seeds []int64) []suite.RunSpec {
+	t.Helper()
+	specs, err := suite.Expand(suite.GridConfig{
+		Methods: methods, Datasets: []string{testDataset}, Ratios: ratios, Seeds: seeds,
+		Protocol: suite.DefaultProtocol(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs
+}
+
+// countingRecorder counts Start calls.
+type countingRecorder struct {
+	suite.Recorder
+	starts atomic.Int64
+}
+
+func (r *countingRecorder) Start(spec suite.RunSpec, device string) (int64, error) {
+	r.starts.Add(1)
+	return r.Recorder.Start(spec, device)
+}
+
+// fakeObserver records what the scheduler tells it.
+type fakeObserver struct {
+	mu      sync.Mutex
+	grids   [][2]int
+	starts  []string // hashes, in order
+	devices []string
+	epochs  map[string][]int
+	ends    map[string][]error
+	results map[string]suite.Result
+	onEpoch func(spec suite.RunSpec, epoch int) // called outside mu
+}
+
+func newObserver() *fakeObserver {
+	return &fakeObserver{epochs: map[string][]int{}, ends: map[string][]error{}, results: map[string]suite.Result{}}
+}
+
+func (o *fakeObserver) GridStart(toRun, skipped int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.grids = append(o.grids, [2]int{toRun, skipped})
+}
+
+func (o *fakeObserver) RunStart(spec suite.RunSpec, device string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.starts = append(o.starts, spec.Hash())
+	o.devices = append(o.devices, device)
+}
+
+func (o *fakeObserver) RunEpoch(spec suite.RunSpec, epoch, total int) {
+	o.mu.Lock()
+	o.epochs[spec.Hash()] = append(o.epochs[spec.Hash()], epoch)
+	f := o.onEpoch
+	o.mu.Unlock()
+	if f != nil {
+		f(spec, epoch)
+	}
+}
+
+func (o *fakeObserver) RunEnd(spec suite.RunSpec, res suite.Result, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ends[spec.Hash()] = append(o.ends[spec.Hash()], err)
+	o.results[spec.Hash()] = res
+}
+
+func (o *fakeObserver) started() map[string]bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m := map[string]bool{}
+	for _, h := range o.starts {
+		m[h] = true
+	}
+	return m
+}
+
+var allMetrics = []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC}
+
+func TestSchedulerRunsGrid(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free", "test-oracle-mod"}, []string{"low", "high"}, []int64{0, 1})
+	if len(specs) != 8 {
+		t.Fatalf("%d specs, want 8", len(specs))
+	}
+	sum, err := e.scheduler(t, 2, nil).Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Finished: 8}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if n := e.rec.starts.Load(); n != 8 {
+		t.Errorf("%d Start calls, want 8", n)
+	}
+	rows := e.rows(t)
+	if len(rows) != len(specs) {
+		t.Fatalf("%d stored runs, want %d", len(rows), len(specs))
+	}
+	for _, sp := range specs {
+		r, ok := rows[sp.Hash()]
+		if !ok {
+			t.Errorf("%s not stored", sp)
+			continue
+		}
+		if r.Status != runs.StatusFinished || r.Error != "" || r.Attempts != 1 {
+			t.Errorf("%s: status %s error %q attempts %d, want finished, no error, 1 attempt", sp, r.Status, r.Error, r.Attempts)
+		}
+		if r.Spec.Method != sp.Method || r.Spec.Seed != sp.Seed || r.Spec.Ratio != sp.Ratio || r.Spec.RatioName != sp.RatioName {
+			t.Errorf("stored spec %+v, want %+v", r.Spec, sp)
+		}
+		for _, name := range allMetrics {
+			v, ok := r.Metrics[name]
+			if !ok || !(v >= 0 && v <= 1) {
+				t.Errorf("%s: metric %s = %v (present %v), want a value in [0, 1]", sp, name, v, ok)
+			}
+		}
+		p := r.Provenance
+		if p.GoVersion != runtime.Version() || p.Backend != testBackend || p.Device != "cpu" || p.GoMLXVersion == "" {
+			t.Errorf("%s: provenance %+v, want Go %s, backend %s, device cpu", sp, p, runtime.Version(), testBackend)
+		}
+		if r.Started.IsZero() || r.Finished.Before(r.Started) || r.Seconds < 0 {
+			t.Errorf("%s: started %v finished %v seconds %v", sp, r.Started, r.Finished, r.Seconds)
+		}
+		curves, err := e.store.Curves(r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(curves, wantCurves(freeEpochs)) {
+			t.Errorf("%s: curves %v, want %v", sp, curves, wantCurves(freeEpochs))
+		}
+	}
+	// The stored metrics are what the runner computes for the spec (a
+	// deterministic function of it), not another run's.
+	for _, sp := range []suite.RunSpec{specs[0], specs[len(specs)-1]} {
+		res, err := e.runner.Run(context.Background(), sp, "cpu", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rows[sp.Hash()].Metrics
+		for _, name := range allMetrics {
+			if got[name] != res.Metrics[name] {
+				t.Errorf("%s: stored %s = %v, a direct run gives %v", sp, name, got[name], res.Metrics[name])
+			}
+		}
+	}
+	// Different methods and seeds give different results on this data.
+	a, b := rows[specs[0].Hash()].Metrics, rows[specs[2].Hash()].Metrics
+	if specs[0].Method == specs[2].Method || a[suite.MetricOODAUROC] == b[suite.MetricOODAUROC] {
+		t.Errorf("%s and %s have the same ood_auroc %v: metrics not per run?", specs[0], specs[2], a[suite.MetricOODAUROC])
+	}
+
+	// Rerunning is a no-op.
+	obs := newObserver()
+	sum, err = e.scheduler(t, 2, obs).Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Skipped: 8}); sum != want {
+		t.Errorf("rerun summary %+v, want %+v", sum, want)
+	}
+	if n := e.rec.starts.Load(); n != 0 {
+		t.Errorf("rerun: %d Start calls, want 0", n)
+	}
+	if len(obs.starts) != 0 || !slices.Equal(obs.grids, [][2]int{{0, 8}}) {
+		t.Errorf("rerun: observer saw grids %v and %d run starts, want [[0 8]] and none", obs.grids, len(obs.starts))
+	}
+	for h, r := range e.rows(t) {
+		if r.Attempts != 1 || r.Status != runs.StatusFinished || r.Finished != rows[h].Finished {
+			t.Errorf("rerun touched %s: attempts %d status %s", r.Spec, r.Attempts, r.Status)
+		}
+	}
+}
+
+func TestSchedulerFailures(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free", "test-fail", "test-panic", "test-nan"}, []string{"low"}, []int64{0, 1})
+	obs := newObserver()
+	sum, err := e.scheduler(t, 2, obs).Run(context.Background(), specs)
+	if err != nil {
+		t.Fatalf("failing runs must not stop the grid: %v", err)
+	}
+	if want := (suite.Summary{Finished: 2, Failed: 6}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	wantMsg := map[string][]string{
+		"test-fail":  {"test-fail: deliberate failure"},
+		"test-panic": {"panic", "test-panic: deliberate"},
+		"test-nan":   {"NaN"},
+	}
+	check := func(attempts int) {
+		t.Helper()
+		rows := e.rows(t)
+		if len(rows) != len(specs) {
+			t.Fatalf("%d stored runs, want %d", len(rows), len(specs))
+		}
+		for _, sp := range specs {
+			r := rows[sp.Hash()]
+			if sp.Method == "test-oracle-free" {
+				if r.Status != runs.StatusFinished || r.Attempts != 1 || len(r.Metrics) != len(allMetrics) {
+					t.Errorf("%s: status %s attempts %d metrics %v, want finished once", sp, r.Status, r.Attempts, r.Metrics)
+				}
+				continue
+			}
+			if r.Status != runs.StatusFailed || r.Attempts != attempts || r.Metrics != nil {
+				t.Errorf("%s: status %s attempts %d metrics %v, want failed, %d attempts, no metrics", sp, r.Status, r.Attempts, r.Metrics, attempts)
+			}
+			for _, s := range wantMsg[sp.Method] {
+				if !strings.Contains(r.Error, s) {
+					t.Errorf("%s: error %q does not contain %q", sp, r.Error, s)
+				}
+			}
+			curves, err := e.store.Curves(r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []suite.CurvePoint{}
+			if sp.Method == "test-fail" {
+				want = wantCurves(failEpochs) // logged before the failure
+			}
+			if !slices.Equal(curves, want) {
+				t.Errorf("%s: curves %v, want %v", sp, curves, want)
+			}
+		}
+	}
+	check(1)
+	for _, sp := range specs {
+		ends := obs.ends[sp.Hash()]
+		if len(ends) != 1 || (ends[0] == nil) != (sp.Method == "test-oracle-free") {
+			t.Errorf("%s: observer RunEnd errors %v", sp, ends)
+		}
+	}
+
+	// A rerun retries the failed runs only; they fail again.
+	obs = newObserver()
+	sum, err = e.scheduler(t, 2, obs).Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Skipped: 2, Failed: 6}); sum != want {
+		t.Errorf("rerun summary %+v, want %+v", sum, want)
+	}
+	if n := e.rec.starts.Load(); n != 6 {
+		t.Errorf("rerun: %d Start calls, want 6", n)
+	}
+	if !slices.Equal(obs.grids, [][2]int{{6, 2}}) {
+		t.Errorf("rerun: GridStart %v, want [[6 2]]", obs.grids)
+	}
+	check(2)
+}
+
+func TestSchedulerCancelAndResume(t *testing.T) {
+	e := newEnv(t)
+	// In queue order: free s0, free s1, slow s0, slow s1 (low), then the
+	// same for high. The grid is cancelled at the first epoch of a slow run.
+	specs := expand(t, []string{"test-oracle-free", "test-slow"}, []string{"low", "high"}, []int64{0, 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	obs := newObserver()
+	var trigger atomic.Value // hash of the run whose epoch cancelled the grid
+	var once sync.Once
+	obs.onEpoch = func(sp suite.RunSpec, epoch int) {
+		if sp.Method == "test-slow" {
+			once.Do(func() { trigger.Store(sp.Hash()); cancel() })
+		}
+	}
+	done := make(chan struct{})
+	var sum suite.Summary
+	var err error
+	go func() {
+		defer close(done)
+		sum, err = e.scheduler(t, 2, obs).Run(ctx, specs)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Scheduler.Run did not return after cancellation")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+	if trigger.Load() == nil {
+		t.Fatal("no test-slow epoch observed")
+	}
+	started := obs.started()
+	rows := e.rows(t)
+	var finished, interrupted int
+	for _, sp := range specs {
+		h := sp.Hash()
+		r, stored := rows[h]
+		if stored != started[h] {
+			t.Errorf("%s: stored %v but started %v", sp, stored, started[h])
+		}
+		if !stored {
+			continue
+		}
+		switch r.Status {
+		case runs.StatusFinished:
+			finished++
+		case runs.StatusInterrupted:
+			interrupted++
+			if !strings.Contains(r.Error, context.Canceled.Error()) {
+				t.Errorf("%s: interrupted with message %q, want it to say %q", sp, r.Error, context.Canceled)
+			}
+		default:
+			t.Errorf("%s: status %s after cancellation, want finished or interrupted", sp, r.Status)
+		}
+	}
+	if r := rows[trigger.Load().(string)]; r.Status != runs.StatusInterrupted {
+		t.Errorf("the run that was running at cancellation is %q, want interrupted", r.Status)
+	} else if curves, err := e.store.Curves(r.ID); err != nil || len(curves) == 0 || len(curves) >= 2*slowEpochs {
+		t.Errorf("interrupted run: curves %v (%v), want the epochs logged before cancellation", curves, err)
+	}
+	if len(rows) >= len(specs) {
+		t.Errorf("%d of %d runs stored: runs queued after cancellation were started", len(rows), len(specs))
+	}
+	if want := (suite.Summary{Finished: finished, Interrupted: interrupted}); sum != want {
+		t.Errorf("summary %+v, want %+v (from the store)", sum, want)
+	}
+
+	// Resume with a fresh context: only the unfinished runs run.
+	obs2 := newObserver()
+	sum, err = e.scheduler(t, 2, obs2).Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Skipped: finished, Finished: len(specs) - finished}); sum != want {
+		t.Errorf("resume summary %+v, want %+v", sum, want)
+	}
+	if n := e.rec.starts.Load(); n != int64(len(specs)-finished) {
+		t.Errorf("resume: %d Start calls, want %d", n, len(specs)-finished)
+	}
+	after := e.rows(t)
+	for _, sp := range specs {
+		h := sp.Hash()
+		r := after[h]
+		wantAttempts := 1
+		if rows[h].Status == runs.StatusInterrupted {
+			wantAttempts = 2
+		}
+		if r.Status != runs.StatusFinished || r.Attempts != wantAttempts || r.Error != "" {
+			t.Errorf("%s after resume: status %s attempts %d error %q, want finished after %d attempts", sp, r.Status, r.Attempts, r.Error, wantAttempts)
+		}
+		if rows[h].Status == runs.StatusFinished && !r.Finished.Equal(rows[h].Finished) {
+			t.Errorf("%s: finished before the cancellation but rerun", sp)
+		}
+	}
+}
+
+func TestSchedulerObserver(t *testing.T) {
+	e := newEnv(t)
+	// Finish seed 0 first, then run seeds 0 and 1.
+	first := expand(t, []string{"test-oracle-free", "test-oracle-mod"}, []string{"low"}, []int64{0})
+	if _, err := e.scheduler(t, 1, nil).Run(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	specs := expand(t, []string{"test-oracle-free", "test-oracle-mod"}, []string{"low"}, []int64{0, 1, 2})
+	obs := newObserver()
+	if _, err := e.scheduler(t, 2, obs).Run(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(obs.grids, [][2]int{{4, 2}}) {
+		t.Errorf("GridStart calls %v, want one with toRun 4, skipped 2", obs.grids)
+	}
+	toRun := map[string]bool{}
+	for _, sp := range specs {
+		if sp.Seed != 0 {
+			toRun[sp.Hash()] = true
+		}
+	}
+	if len(obs.starts) != len(toRun) {
+		t.Errorf("%d RunStart calls, want %d", len(obs.starts), len(toRun))
+	}
+	for i, h := range obs.starts {
+		if !toRun[h] {
+			t.Errorf("RunStart for %s, which was not to run", h)
+		}
+		if d := obs.devices[i]; d != "cpu#0" && d != "cpu#1" {
+			t.Errorf("RunStart device %q, want cpu#0 or cpu#1", d)
+		}
+	}
+	for h := range toRun {
+		if ends := obs.ends[h]; len(ends) != 1 || ends[0] != nil {
+			t.Errorf("run %s: RunEnd errors %v, want one nil", h, ends)
+		}
+		if res := obs.results[h]; len(res.Metrics) != len(allMetrics) || len(res.Curves) != 2*freeEpochs {
+			t.Errorf("run %s: RunEnd result %+v, want all metrics and curves", h, res)
+		}
+		if eps := obs.epochs[h]; !slices.Equal(eps, []int{1, 2, 3}) {
+			t.Errorf("run %s: RunEpoch epochs %v, want [1 2 3]", h, eps)
+		}
+	}
+	if len(obs.ends) != len(toRun) || len(obs.epochs) != len(toRun) {
+		t.Errorf("RunEnd for %d runs, RunEpoch for %d, want %d each", len(obs.ends), len(obs.epochs), len(toRun))
+	}
+}
+
+func TestSchedulerDuplicates(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low"}, []int64{0, 1, 2})
+	// The same specs twice, and "low" spelled as its number (same hash).
+	numeric := specs[0]
+	numeric.RatioName = ""
+	input := append(append(slices.Clone(specs), specs...), numeric)
+	obs := newObserver()
+	sum, err := e.scheduler(t, 3, obs).Run(context.Background(), input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Finished: 3, Skipped: 4}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if n := e.rec.starts.Load(); n != 3 {
+		t.Errorf("%d Start calls, want 3", n)
+	}
+	if !slices.Equal(obs.grids, [][2]int{{3, 4}}) {
+		t.Errorf("GridStart %v, want [[3 4]]", obs.grids)
+	}
+	rows := e.rows(t)
+	if len(rows) != 3 {
+		t.Errorf("%d stored runs, want 3", len(rows))
+	}
+	for _, r := range rows {
+		if r.Attempts != 1 || r.Status != runs.StatusFinished {
+			t.Errorf("%s: attempts %d status %s, want finished once", r.Spec, r.Attempts, r.Status)
+		}
+	}
+}
+
+// memRecorder is an in-memory suite.Recorder.
+type memRecorder struct {
+	mu       sync.Mutex
+	starts   int
+	failOn   int // Start number (1-based) that fails; 0 = never
+	statuses map[int64]string
+}
+
+var errStore = errors.New("store is broken")
+
+func (r *memRecorder) Finished(hashes []string) (map[string]bool, error) { return nil, nil }
+func (r *memRecorder) Start(spec suite.RunSpec, device string) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.starts++
+	if r.starts == r.failOn {
+		return 0, errStore
+	}
+	if r.statuses == nil {
+		r.statuses = map[int64]string{}
+	}
+	r.statuses[int64(r.starts)] = "running"
+	return int64(r.starts), nil
+}
+func (r *memRecorder) Finish(id int64, res suite.Result) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.statuses[id] = "finished"
+	return nil
+}
+func (r *memRecorder) Fail(id int64, interrupted bool, msg string, res suite.Result) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.statuses[id] = fmt.Sprintf("failed(interrupted=%v)", interrupted)
+	return nil
+}
+
+func TestSchedulerStoreError(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low", "high"}, []int64{0, 1, 2, 3, 4})
+	rec := &memRecorder{failOn: 3}
+	s := &suite.Scheduler{Runner: e.runner, Store: rec, Slots: []suite.Slot{{Device: "cpu", Index: 0}, {Device: "cpu", Index: 1}}}
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		_, err = s.Run(context.Background(), specs)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Scheduler.Run did not return after a store error")
+	}
+	if !errors.Is(err, errStore) {
+		t.Errorf("Run returned %v, want the store error", err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.statuses) < 2 {
+		t.Errorf("%d runs recorded, want at least the 2 before the failing Start", len(rec.statuses))
+	}
+	for id, st := range rec.statuses {
+		if st != "finished" {
+			t.Errorf("run %d is %s, want finished (a store error must not abandon running runs)", id, st)
+		}
+	}
+}
+
+func TestSchedulerStopsAfterStoreError(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low", "high"}, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	slots := []suite.Slot{{Device: "cpu", Index: 0}, {Device: "cpu", Index: 1}}
+	const failOn = 3
+	for trial := 0; trial < 300; trial++ {
+		rec := &memRecorder{failOn: failOn}
+		s := &suite.Scheduler{Runner: e.runner, Store: rec, Slots: slots}
+		if _, err := s.Run(context.Background(), specs); !errors.Is(err, errStore) {
+			t.Fatalf("trial %d: Run returned %v, want the store error", trial, err)
+		}
+		// Besides the failing Start, each other slot may have received one
+		// more spec before the error: no run starts after that.
+		if max := failOn + len(slots) - 1; rec.starts > max {
+			t.Fatalf("trial %d: %d of %d runs started after Start %d failed, want at most %d", trial, rec.starts, len(specs), failOn, max)
+		}
+	}
+}
+
+func TestSchedulerNoStartAfterCancel(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low", "high"}, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for trial := 0; trial < 50; trial++ {
+		rec := &memRecorder{}
+		s := &suite.Scheduler{Runner: e.runner, Store: rec, Slots: []suite.Slot{{Device: "cpu", Index: 0}}}
+		_, err := s.Run(ctx, specs)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("trial %d: Run returned %v, want context.Canceled", trial, err)
+		}
+		if rec.starts != 0 {
+			t.Fatalf("trial %d: %d of %d runs started with an already cancelled context, want 0", trial, rec.starts, len(specs))
+		}
+	}
+}
+
+func TestSchedulerNoSlots(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low"}, []int64{0})
+	s := &suite.Scheduler{Runner: e.runner, Store: &memRecorder{}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background(), specs)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("Run with no slots returned nil, want an error")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Run with no slots did not return")
+	}
+}
