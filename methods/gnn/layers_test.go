@@ -18,7 +18,6 @@ func testBackend(t testing.TB) compute.Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(b.Finalize)
 	return b
 }
 

@@ -95,7 +95,6 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	}
 	c := &Classifier{cfg: cfg, classes: task.NumKnown, backend: backend, store: model.NewStore(), task: task}
 	if err := SetSeed(c.store, task.Seed); err != nil {
-		backend.Finalize()
 		return nil, err
 	}
 	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim)
@@ -108,14 +107,12 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 		return []*Node{loss}
 	})
 	if err != nil {
-		backend.Finalize()
 		return nil, err
 	}
 	c.predict, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
 		return []*Node{Softmax(c.logits(scope, in[0], in[1], in[2]), -1)}
 	})
 	if err != nil {
-		backend.Finalize()
 		return nil, err
 	}
 	c.train.SetMaxCache(-1)
@@ -123,8 +120,11 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	return c, nil
 }
 
-// Close releases the backend.
-func (c *Classifier) Close() { c.backend.Finalize() }
+// Close releases the compiled executables (the backend is shared).
+func (c *Classifier) Close() {
+	c.train.Finalize()
+	c.predict.Finalize()
+}
 
 func (c *Classifier) logits(scope *model.Scope, x, adj, mask *Node) *Node {
 	z := Encode(scope.In("encoder"), c.cfg.Encoder, x, adj, mask)
