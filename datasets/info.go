@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -123,4 +124,26 @@ func ResolveRatio(name, s string) (ratioName string, ratio float64, err error) {
 		return "", 0, fmt.Errorf("ratio %q: want \"low\", \"high\" or a number in (0, 1]", s)
 	}
 	return strconv.FormatFloat(r, 'g', -1, 64), r, nil
+}
+
+// OrderNames orders dataset names as the paper does: its six datasets in
+// the paper's order first, then the others sorted.
+func OrderNames(names []string) []string {
+	rank := map[string]int{}
+	for i, in := range infos {
+		rank[in.Name] = i
+	}
+	out := append([]string(nil), names...)
+	sort.SliceStable(out, func(a, b int) bool {
+		ra, okA := rank[out[a]]
+		rb, okB := rank[out[b]]
+		switch {
+		case okA && okB:
+			return ra < rb
+		case okA != okB:
+			return okA
+		}
+		return out[a] < out[b]
+	})
+	return out
 }
