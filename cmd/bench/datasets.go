@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/reports"
+)
+
+func runDatasets(args []string, stdout io.Writer) error {
+	fs := newFlags("datasets", "datasets [--data-dir DIR] [NAME...]")
+	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
+	format := fs.String("format", "text", "output format: text, md, latex, csv")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir := datasets.DataDir(*dataDir)
+	names := fs.Args()
+	if len(names) == 0 {
+		names = datasets.Available(dir)
+		if len(names) == 0 {
+			return fmt.Errorf("no datasets in %s (set --data-dir or UGBENCH_DATA)", dir)
+		}
+	}
+	var rows []reports.DatasetRow
+	for _, name := range datasets.OrderNames(names) {
+		ds, err := datasets.Load(dir, name)
+		if err != nil {
+			return err
+		}
+		info, _ := datasets.LookupInfo(name)
+		rows = append(rows, reports.DatasetRow{Stats: datasets.ComputeStats(ds), Info: info})
+	}
+	return reports.RenderPlain(stdout, reports.DatasetsTable(rows), *format)
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+var errInterrupted = errors.New("interrupted: finished runs are stored; rerun the same command to resume")
+
+func runGrid(args []string, stdout io.Writer) error {
+	fs := newFlags("grid", "grid --methods LIST|all --datasets LIST [flags]")
+	methods := fs.StringSlice("methods", nil, "methods to run, comma-separated, or all (see `bench methods`)")
+	dsets := fs.StringSlice("datasets", nil, "datasets to run on, comma-separated (see `bench datasets`)")
+	ratios := fs.StringSlice("ratios", []string{"low", "high"}, "labelled ratios: low, high (the dataset's protocol ratios) or numbers in (0,1]")
+	seeds := fs.String("seeds", "0,1,2", "seeds: list and/or ranges, e.g. 0,1,2 or 0-4")
+	epochs := fs.Int("epochs", 0, "override the epochs of every method that trains (0 = each method's default)")
+	sets := fs.StringArray("set", nil, "sweep a hyper-parameter: method.param=v1,v2 (method may be *); repeatable")
+	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
+	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
+	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
+	devices := fs.String("devices", "cpu:1", "device slots: cpu:N (N concurrent runs) or cuda:0,cuda:1")
+	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
+	alpha := fs.Float64("alpha", 1, "OOD multiplier: the ceil(alpha*K) highest unknown scores are declared unknown")
+	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
+	testFrac := fs.Float64("test-frac", 0, "held-out test fraction scored as test_* metrics (0 = transductive only)")
+	dryRun := fs.Bool("dry-run", false, "list the run specs (and whether each is already finished) without running")
+	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	seedList, err := suite.ParseSeeds(*seeds)
+	if err != nil {
+		return fmt.Errorf("--seeds: %w", err)
+	}
+	setMap, err := suite.ParseSets(*sets)
+	if err != nil {
+		return err
+	}
+	if *classSplit != datasets.ClassSplitFirst && *classSplit != datasets.ClassSplitRandom {
+		return fmt.Errorf("--class-split %q: want first or random", *classSplit)
+	}
+	if !(*alpha > 0) {
+		return fmt.Errorf("--alpha %g: must be > 0", *alpha)
+	}
+	specs, err := suite.Expand(suite.GridConfig{
+		Methods: *methods, Datasets: *dsets, Ratios: *ratios, Seeds: seedList,
+		Sets: setMap, Epochs: *epochs,
+		Protocol: suite.Protocol{ClassSplit: *classSplit, TestFrac: *testFrac, Alpha: *alpha},
+	})
+	if err != nil {
+		return err
+	}
+	slots, err := suite.ParseDevices(*devices, *perDevice)
+	if err != nil {
+		return err
+	}
+	store, err := runs.Open(*db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *dryRun {
+		return printDryRun(stdout, store, specs)
+	}
+	if n, err := store.MarkRunningInterrupted(); err != nil {
+		return err
+	} else if n > 0 {
+		fmt.Fprintf(os.Stderr, "marked %d stale running run(s) from an earlier process as interrupted\n", n)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
+	backendCfg := gnn.BackendConfig(*backend)
+	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg}
+	for _, name := range *dsets { // fail fast on a missing or malformed dataset
+		if _, err := runner.Dataset(name); err != nil {
+			return fmt.Errorf("--datasets %s: %w", name, err)
+		}
+	}
+	sched := &suite.Scheduler{
+		Runner:   runner,
+		Store:    runs.Recorder{Store: store, Backend: backendCfg},
+		Slots:    slots,
+		Observer: newProgress(os.Stderr, *quiet),
+	}
+	sum, err := sched.Run(ctx, specs)
+	fmt.Fprintf(os.Stderr, "grid: %d finished, %d failed, %d interrupted, %d already done (db %s)\n",
+		sum.Finished, sum.Failed, sum.Interrupted, sum.Skipped, *db)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return errInterrupted
+	case err != nil:
+		return err
+	case sum.Failed > 0:
+		return fmt.Errorf("%d run(s) failed; see `bench runs --db %s --status failed`", sum.Failed, *db)
+	}
+	return nil
+}
+
+func printDryRun(stdout io.Writer, store *runs.Store, specs []suite.RunSpec) error {
+	hashes := make([]string, len(specs))
+	for i, s := range specs {
+		hashes[i] = s.Hash()
+	}
+	done, err := store.Finished(hashes)
+	if err != nil {
+		return err
+	}
+	todo := 0
+	for i, s := range specs {
+		state := "todo"
+		if done[hashes[i]] {
+			state = "done"
+		} else {
+			todo++
+		}
+		fmt.Fprintf(stdout, "%s  %-4s  %-12s %-14s %-5s seed=%-3d %s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.Seed, s.Params.Summary())
+	}
+	fmt.Fprintf(stdout, "%d runs, %d to do\n", len(specs), todo)
+	return nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/runs"
+)
+
+// TestGridReportResume drives the CLI end to end on real Letter-high: a
+// small grid (wl and a 3-epoch gin-topk), the accuracy and F1 tables, and a
+// rerun that must run nothing.
+func TestGridReportResume(t *testing.T) {
+	dir := datasetstest.Dir()
+	if dir == "" {
+		t.Skip("no data directory")
+	}
+	db := filepath.Join(t.TempDir(), "runs.db")
+	grid := []string{"--methods", "wl,gin-topk", "--datasets", "Letter-high", "--ratios", "low",
+		"--seeds", "0-1", "--epochs", "3", "--set", "gin-topk.hidden=32", "--db", db, "--data-dir", dir, "--quiet"}
+	var out bytes.Buffer
+	if err := runGrid(grid, &out); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runReport([]string{"accuracy", "--db", db}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Letter-high", "Low Ratio", "wl", "gin-topk", "±"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("accuracy table lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := runReport([]string{"f1", "--db", db, "--format", "latex"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `\toprule`) || !strings.Contains(out.String(), "gin-topk") {
+		t.Errorf("latex F1 table:\n%s", out.String())
+	}
+
+	// Rerun: nothing new starts, attempts stay 1.
+	if err := runGrid(grid, &out); err != nil {
+		t.Fatal(err)
+	}
+	store, err := runs.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	rs, err := store.List(runs.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 4 {
+		t.Fatalf("%d runs stored, want 4", len(rs))
+	}
+	for _, r := range rs {
+		if r.Status != runs.StatusFinished || r.Attempts != 1 {
+			t.Errorf("run %s: status %s, attempts %d; want finished, 1", r.Spec, r.Status, r.Attempts)
+		}
+	}
+	out.Reset()
+	if err := runRuns([]string{"--db", db, "--format", "csv"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "finished"); n != 4 {
+		t.Errorf("bench runs lists %d finished runs, want 4:\n%s", n, out.String())
+	}
+}
+
+// TestBadInput: every bad flag gives an error naming the flag or value.
+func TestBadInput(t *testing.T) {
+	dir := datasetstest.Dir()
+	if dir == "" {
+		t.Skip("no data directory")
+	}
+	db := filepath.Join(t.TempDir(), "runs.db")
+	base := []string{"--db", db, "--data-dir", dir, "--quiet"}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--methods", "nope", "--datasets", "Letter-high"}, `unknown method "nope"`},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--seeds", "x"}, "--seeds"},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--ratios", "2"}, `ratio "2"`},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--set", "wl.nope=1"}, "wl.nope"},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--set", "wl.C=abc"}, "wl.C"},
+		{[]string{"--methods", "wl", "--datasets", "No-Such-Set"}, "No-Such-Set"},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--devices", "tpu:1"}, "--devices"},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--alpha", "0"}, "--alpha"},
+	}
+	for _, c := range cases {
+		err := runGrid(append(c.args, base...), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("grid %v: error %v, want it to mention %q", c.args, err, c.want)
+		}
+	}
+	err := runReport([]string{"accuracy", "--db", filepath.Join(t.TempDir(), "missing.db")}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--db") {
+		t.Errorf("report on a missing db: %v", err)
+	}
+}

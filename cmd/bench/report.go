@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/runs"
+)
+
+func runReport(args []string, stdout io.Writer) error {
+	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME [flags]")
+	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
+	format := fs.String("format", "text", "output format: text, md, latex, csv")
+	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
+	dsets := fs.StringSlice("datasets", nil, "only these datasets (default: all in the database)")
+	names := fs.String("names", "registry", "row names: registry (gin-topk) or paper (GIN)")
+	standalone := fs.Bool("standalone", false, "with --format latex: a complete document for pdflatex")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return fmt.Errorf("which table? accuracy, f1, ablation or metric NAME")
+	}
+	if _, err := os.Stat(*db); err != nil {
+		return fmt.Errorf("--db %s: %w (run `bench grid --db %s ...` first)", *db, err, *db)
+	}
+	store, err := runs.Open(*db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets})
+	if err != nil {
+		return err
+	}
+	opts := reports.Options{Methods: *methods, Datasets: *dsets}
+	switch *names {
+	case "registry":
+	case "paper":
+		opts.Names = reports.PaperNames
+	default:
+		return fmt.Errorf("--names %q: want registry or paper", *names)
+	}
+	var t *reports.Table
+	switch kind := fs.Arg(0); kind {
+	case "accuracy":
+		t = reports.AccuracyTable(rs, opts)
+	case "f1":
+		t = reports.F1Table(rs, opts)
+	case "ablation":
+		t = reports.AblationTable(rs, opts)
+	case "metric":
+		if fs.NArg() != 2 {
+			return fmt.Errorf("report metric NAME: give one metric, e.g. ood_auroc, known_acc, unknown_acc")
+		}
+		t = reports.MetricTable(rs, fs.Arg(1), opts)
+	default:
+		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation or metric NAME", kind)
+	}
+	if *standalone {
+		if *format != "latex" {
+			return fmt.Errorf("--standalone needs --format latex")
+		}
+		return reports.RenderLaTeXDocument(stdout, t)
+	}
+	return reports.Render(stdout, t, *format)
+}
