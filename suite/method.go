@@ -51,6 +51,23 @@ type Task struct {
 	Log Logger
 	// Dataset is the dataset's name, for cache keys and messages.
 	Dataset string
+	// Ratio is the labelled ratio of the split, for cache keys.
+	Ratio float64
+	// NumUnknown is K, the number of unknown-class graphs in Unlabelled.
+	// UGNN's curriculum selects the ⌈α·K⌉ least confident graphs, assuming
+	// K known as the paper does (§5.5, "we use the ground truth number of
+	// OOD samples"); a method that reads it must say so in its doc.
+	NumUnknown int
+	// Alpha is the protocol's OOD multiplier α (PROTOCOL §3).
+	Alpha float64
+	// CacheDir is where a method may keep state reusable across runs
+	// (e.g. UGNN's warm-up checkpoints); "" disables such caches.
+	CacheDir string
+	// ReportOODSet, never nil inside Fit, receives the graphs (indices into
+	// Graphs) a method currently holds to be of unknown classes, after
+	// epoch; the suite logs their precision, recall and count against the
+	// truth as curves (the method never sees the truth).
+	ReportOODSet func(epoch int, graphs []int)
 }
 
 // Logger receives a method's training curves.

@@ -19,6 +19,8 @@ type Runner struct {
 	DataDir string
 	// Backend is the GoMLX backend configuration given to methods.
 	Backend string
+	// CacheDir is handed to methods as Task.CacheDir ("" = no caches).
+	CacheDir string
 
 	mu    sync.Mutex
 	cache map[string]*dsEntry
@@ -59,6 +61,28 @@ func (l *curveLog) Epoch(epoch, total int, values map[string]float64) {
 	if l.sink != nil {
 		l.sink(epoch, total)
 	}
+}
+
+// oodSet logs the precision, recall and size of a method's current OOD set
+// (curves ood_set_precision, ood_set_recall, ood_set_size).
+func (l *curveLog) oodSet(epoch int, graphs []int, numUnknown int, isUnknown func(int) bool) {
+	tp := 0
+	for _, g := range graphs {
+		if isUnknown(g) {
+			tp++
+		}
+	}
+	precision, recall := 0.0, 0.0
+	if len(graphs) > 0 {
+		precision = float64(tp) / float64(len(graphs))
+	}
+	if numUnknown > 0 {
+		recall = float64(tp) / float64(numUnknown)
+	}
+	l.points = append(l.points,
+		CurvePoint{Epoch: epoch, Name: "ood_set_precision", Value: precision},
+		CurvePoint{Epoch: epoch, Name: "ood_set_recall", Value: recall},
+		CurvePoint{Epoch: epoch, Name: "ood_set_size", Value: float64(len(graphs))})
 }
 
 func sortedFloatKeys(m map[string]float64) []string {
@@ -104,11 +128,20 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	log := &curveLog{sink: onEpoch}
 	eval := append(slices.Clone(split.Unlabelled), split.Test...)
 	slices.Sort(eval)
+	isUnknown := func(g int) bool { return split.KnownIndex(ds.Labels[g]) < 0 }
+	numUnknown := 0
+	for _, g := range split.Unlabelled {
+		if isUnknown(g) {
+			numUnknown++
+		}
+	}
 	task := &Task{
 		Graphs: ds.Graphs, FeatureDim: ds.FeatureDim, NumNodeLabels: ds.NumNodeLabels,
 		NumKnown: len(split.KnownClasses), Labelled: split.Labelled, Labels: split.LabelledY,
 		Unlabelled: split.Unlabelled, Eval: eval, Params: params, Seed: spec.Seed,
 		Device: device, Backend: r.Backend, Log: log, Dataset: spec.Dataset,
+		Ratio: spec.Ratio, NumUnknown: numUnknown, Alpha: spec.Protocol.Alpha, CacheDir: r.CacheDir,
+		ReportOODSet: func(epoch int, graphs []int) { log.oodSet(epoch, graphs, numUnknown, isUnknown) },
 	}
 	start := time.Now()
 	pred, err := fitSafely(ctx, m, task)

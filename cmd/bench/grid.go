@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/ugbench/ugbench/datasets"
@@ -27,6 +28,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	sets := fs.StringArray("set", nil, "sweep a hyper-parameter: method.param=v1,v2 (method may be *); repeatable")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
+	cacheDir := fs.String("cache-dir", "", "cache of reusable training state, e.g. UGNN warm-ups (default $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\" disables)")
 	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
 	devices := fs.String("devices", "cpu:1", "device slots: cpu:N (N concurrent runs) or cuda:0,cuda:1")
 	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
@@ -84,7 +86,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
 	backendCfg := gnn.BackendConfig(*backend)
-	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg}
+	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db)}
 	for _, name := range *dsets { // fail fast on a missing or malformed dataset
 		if _, err := runner.Dataset(name); err != nil {
 			return fmt.Errorf("--datasets %s: %w", name, err)
@@ -131,4 +133,18 @@ func printDryRun(stdout io.Writer, store *runs.Store, specs []suite.RunSpec) err
 	}
 	fmt.Fprintf(stdout, "%d runs, %d to do\n", len(specs), todo)
 	return nil
+}
+
+// resolveCacheDir: the flag, else $UGBENCH_CACHE, else ugbench-cache beside
+// the database; "off" disables caching.
+func resolveCacheDir(flag, db string) string {
+	switch {
+	case flag == "off":
+		return ""
+	case flag != "":
+		return flag
+	case os.Getenv("UGBENCH_CACHE") != "":
+		return os.Getenv("UGBENCH_CACHE")
+	}
+	return filepath.Join(filepath.Dir(db), "ugbench-cache")
 }

@@ -6,4 +6,5 @@ package all
 import (
 	_ "github.com/ugbench/ugbench/baselines/kernels"    // wl
 	_ "github.com/ugbench/ugbench/baselines/supervised" // gin-topk
+	_ "github.com/ugbench/ugbench/methods/ugnn"         // ugnn and its ablations
 )

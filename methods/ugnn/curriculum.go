@@ -1,0 +1,52 @@
+package ugnn
+
+import (
+	"math"
+	"sort"
+)
+
+// ConfidenceScore is s~ = μ − σ of the confidences s_1..s_I of a graph's
+// subgraphs (paper eq. for s~; σ is the population standard deviation,
+// 1/I, as the paper defines σ̂²). Higher means more likely in-distribution.
+func ConfidenceScore(s []float64) float64 {
+	var mu float64
+	for _, v := range s {
+		mu += v
+	}
+	mu /= float64(len(s))
+	var v2 float64
+	for _, v := range s {
+		v2 += (v - mu) * (v - mu)
+	}
+	return mu - math.Sqrt(v2/float64(len(s)))
+}
+
+// CurriculumThreshold returns δ_t = (t/T)·δ where δ is the ⌈α·K⌉-th
+// smallest score (paper §4.2, "from easy to hard"): at the last cycle the
+// OOD set is the ⌈α·K⌉ least confident graphs. K is the number of
+// unknown-class graphs, assumed known as in the paper. scores are s~ of
+// the unlabelled graphs; t is 1-based.
+func CurriculumThreshold(scores []float64, numUnknown int, alpha float64, t, T int) float64 {
+	if len(scores) == 0 {
+		return math.Inf(-1)
+	}
+	sorted := append([]float64(nil), scores...)
+	sort.Float64s(sorted)
+	k := int(math.Ceil(alpha*float64(numUnknown) - 1e-9))
+	k = min(max(k, 1), len(sorted))
+	delta := sorted[k-1]
+	return float64(t) / float64(T) * delta
+}
+
+// OODSet returns the positions i with scores[i] ≤ threshold (the graphs
+// held to be of unknown classes at this cycle, paper eq. for D^{u,id}'s
+// complement), in ascending order.
+func OODSet(scores []float64, threshold float64) []int {
+	var out []int
+	for i, s := range scores {
+		if s <= threshold {
+			out = append(out, i)
+		}
+	}
+	return out
+}

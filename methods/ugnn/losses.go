@@ -1,0 +1,77 @@
+package ugnn
+
+import (
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+)
+
+// logSumExp over the last axis of x [B, K] → [B], stabilised by the row max.
+func logSumExp(x *Node) *Node {
+	m := StopGradient(ReduceMax(x, -1))
+	return Add(m, Log(ReduceSum(Exp(Sub(x, InsertAxes(m, -1))), -1)))
+}
+
+func shapeOf(like *Node, dims ...int) shapes.Shape { return shapes.Make(like.DType(), dims...) }
+
+// Sinkhorn computes the soft prototype assignments Q of paper eq. (10)–(11)
+// as SwAV does (Caron et al. 2020, Alg. 1): Q ∝ exp(scores/ε), then iters
+// rounds of normalising the prototype rows to 1/E and the graph columns to
+// 1/B; finally columns are rescaled to sum to 1. The paper's exp(2HᵀZ/ε)
+// is obtained by passing scores = 2·HᵀZ.
+//
+// scores [B, E] (graphs × prototypes), weight [B] (1 real graph, 0 padding:
+// padding columns get zero mass and do not count in B) → Q [B, E], no
+// gradient (targets). Each real row of Q sums to 1; after enough
+// iterations each prototype receives B/E of the mass.
+func Sinkhorn(scores, weight *Node, eps float64, iters int) *Node {
+	scores = StopGradient(scores)
+	w := InsertAxes(weight, -1) // [B, 1]
+	numE := float64(scores.Shape().Dim(1))
+	// Stabilise: subtract the max over real entries before exp.
+	masked := Where(GreaterThan(BroadcastToShape(w, scores.Shape()), ZerosLike(scores)), scores, MulScalar(OnesLike(scores), -1e30))
+	q := Exp(DivScalar(Sub(scores, ReduceAllMax(masked)), eps))
+	q = Mul(q, w)
+	numB := ReduceAllSum(weight)
+	q = Div(q, ReduceAllSum(q))
+	for it := 0; it < iters; it++ {
+		// Rows of Qᵀ (prototypes): each sums to 1/E.
+		rows := ReduceSum(q, 0) // [E]
+		q = Div(q, InsertAxes(MulScalar(Max(rows, MulScalar(OnesLike(rows), 1e-30)), numE), 0))
+		// Columns of Qᵀ (graphs): each real one sums to 1/B.
+		cols := ReduceSum(q, 1)            // [B]
+		cols = Add(cols, OneMinus(weight)) // padding: divide by 1 (its q is 0)
+		q = Div(q, InsertAxes(Mul(cols, numB), -1))
+	}
+	return StopGradient(Mul(q, numB))
+}
+
+// SoftCrossEntropy is L^u of paper eq. (13): −mean over real graphs of
+// Σ_c q_c log p_c, with p = softmax(logits). q, logits [B, E], weight [B].
+func SoftCrossEntropy(q, logits, weight *Node) *Node {
+	logp := LogSoftmax(logits, -1)
+	per := Neg(ReduceSum(Mul(q, logp), -1))
+	return Div(ReduceAllSum(Mul(per, weight)), Max(ReduceAllSum(weight), OnesLike(ReduceAllSum(weight))))
+}
+
+// SupConLoss is the supervised contrastive loss of Khosla et al. (2020),
+// eq. (2) (L^sup_out) with one view per graph: for each anchor i with at
+// least one positive p (same label, p ≠ i), −1/|P(i)| Σ_p log(exp(z_i·z_p/τ) /
+// Σ_{a≠i} exp(z_i·z_a/τ)), averaged over such anchors. z [B, D] must be
+// L2-normalised; labels [B] int32; weight [B] masks padding slots.
+func SupConLoss(z, labels, weight *Node, tau float64) *Node {
+	g := z.Graph()
+	b := z.Shape().Dim(0)
+	sim := DivScalar(Einsum("id,jd->ij", z, z), tau) // [B, B]
+	eye := ConvertDType(Equal(Iota(g, shapeOf(z, b, b), 0), Iota(g, shapeOf(z, b, b), 1)), z.DType())
+	valid := Mul(Mul(InsertAxes(weight, -1), InsertAxes(weight, 0)), OneMinus(eye)) // a ≠ i, both real
+	neg := MulScalar(OnesLike(sim), -1e9)
+	logits := Where(GreaterThan(valid, ZerosLike(valid)), sim, neg)
+	logZ := logSumExp(logits) // [B]
+	logProb := Sub(sim, InsertAxes(logZ, -1))
+	same := ConvertDType(Equal(InsertAxes(labels, -1), InsertAxes(labels, 0)), z.DType())
+	pos := Mul(same, valid)
+	npos := ReduceSum(pos, -1)                                         // [B]
+	has := ConvertDType(GreaterThan(npos, ZerosLike(npos)), z.DType()) // anchors with a positive
+	perAnchor := Div(Neg(ReduceSum(Mul(pos, logProb), -1)), Max(npos, OnesLike(npos)))
+	return Div(ReduceAllSum(Mul(perAnchor, has)), Max(ReduceAllSum(has), OnesLike(ReduceAllSum(has))))
+}

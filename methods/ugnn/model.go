@@ -1,0 +1,153 @@
+package ugnn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+
+	"github.com/ugbench/ugbench/methods/gnn"
+)
+
+// network is UGNN's encoder Φ with its TopK scoring GNN, the classifier ψ,
+// and the three compiled steps (warm-up, semi-supervised, predict) over one
+// store of variables.
+type network struct {
+	cfg     Config
+	store   *model.Store
+	backend compute.Backend
+	warm    *model.Exec
+	semi    *model.Exec
+	predict *model.Exec
+}
+
+// encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
+// scores S come from a separate scoring GNN (one GIN layer and a linear map
+// to one score per node) → GIN → readout mean‖max. The kept nodes are gated
+// by tanh(S) as in TopKPool/SAGPool (the paper writes V_idx ⊙ S_idx; tanh
+// keeps the gate bounded). x [B,N,D], adj [B,N,N], mask [B,N] → z [B, 2H].
+func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
+	c := n.cfg
+	h := x
+	for l := 0; l < c.Layers; l++ {
+		h = gnn.GINConv(scope.In("conv1_%d", l), h, adj, mask, c.Hidden)
+	}
+	s := gnn.GINConv(scope.In("score_gnn"), h, adj, mask, c.Hidden)
+	score := Reshape(gnn.Linear(scope.In("score_out"), s, 1), s.Shape().Dim(0), s.Shape().Dim(1))
+	p := gnn.TopKPool(h, adj, mask, score, c.PoolRatio)
+	h = p.H
+	for l := 0; l < c.Layers; l++ {
+		h = gnn.GINConv(scope.In("conv2_%d", l), h, p.Adj, p.Mask, c.Hidden)
+	}
+	return gnn.MeanMaxReadout(h, p.Mask)
+}
+
+// forward returns the class logits [B, C] and the L2-normalised embedding
+// [B, 2H] of a batch.
+func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *Node) {
+	z := n.encode(scope.At("encoder"), x, adj, mask) // At: the semi step encodes three batches
+	logits = gnn.MLP(scope.At("classifier"), z, n.cfg.Hidden, n.cfg.Classes)
+	return logits, L2NormalizeWithEpsilon(z, 1e-12, -1)
+}
+
+// labelledLoss is L^l (eq. 5) plus the weighted supervised contrastive term
+// (Khosla et al. 2020) on the labelled batch.
+func (n *network) labelledLoss(scope *model.Scope, in []*Node) (loss, ce *Node) {
+	logits, zn := n.forward(scope, in[0], in[1], in[2])
+	ce = gnn.MaskedCrossEntropy(logits, in[3], in[4])
+	loss = ce
+	if n.cfg.SupConWeight > 0 {
+		loss = Add(loss, MulScalar(SupConLoss(zn, in[3], in[4], n.cfg.SupConTau), n.cfg.SupConWeight))
+	}
+	return loss, ce
+}
+
+func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, error) {
+	n := &network{cfg: cfg, store: model.NewStore(), backend: backend}
+	if err := gnn.SetSeed(n.store, seed); err != nil {
+		return nil, err
+	}
+	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
+	var err error
+	// Warm-up (and the w/o-P variant): inputs x, adj, mask, y, w.
+	n.warm, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+		n.store.SetTraining(in[0].Graph(), true)
+		loss, ce := n.labelledLoss(scope, in)
+		opt.UpdateGraph(scope, in[0].Graph(), loss)
+		return []*Node{loss, ce}
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Prototype-aware step (eq. 14): labelled batch (5 inputs), view 1
+	// (edge deletion: x, adj, mask), view 2 (node deletion: x, adj, mask),
+	// unlabelled weights [Bu], prototypes H [E, 2H].
+	n.semi, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+		g := in[0].Graph()
+		n.store.SetTraining(g, true)
+		lossL, ce := n.labelledLoss(scope, in[:5])
+		wu, protos := in[11], in[12]
+		_, z1 := n.forward(scope, in[5], in[6], in[7])
+		z1 = StopGradient(z1)
+		q := Sinkhorn(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, cfg.SinkhornEps, cfg.SinkhornIters)
+		_, z2 := n.forward(scope, in[8], in[9], in[10])
+		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
+		lossU := SoftCrossEntropy(q, p, wu)
+		loss := Add(lossL, lossU)
+		opt.UpdateGraph(scope, g, loss)
+		return []*Node{loss, ce, lossU, z1}
+	})
+	if err != nil {
+		return nil, err
+	}
+	n.predict, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+		logits, zn := n.forward(scope, in[0], in[1], in[2])
+		return []*Node{Softmax(logits, -1), zn}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range []*model.Exec{n.warm, n.semi, n.predict} {
+		e.SetMaxCache(-1)
+	}
+	return n, nil
+}
+
+func (n *network) close() {
+	n.warm.Finalize()
+	n.semi.Finalize()
+	n.predict.Finalize()
+}
+
+// scalar reads a scalar float32 output and rejects NaN/Inf.
+func scalar(t *tensors.Tensor, what string) (float64, error) {
+	v := float64(tensors.MustCopyFlatData[float32](t)[0])
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v, fmt.Errorf("%s is %v", what, v)
+	}
+	return v, nil
+}
+
+// batchTensors returns x, adj, mask, then y and weight as tensors.
+func batchTensors(b *gnn.Batch, y []int32) []any {
+	x, a, m := b.Tensors()
+	out := []any{x, a, m}
+	if y != nil {
+		out = append(out, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
+	}
+	return out
+}
+
+// flatten2D packs rows [E][D] into a tensor [E, D].
+func flatten2D(rows [][]float32) *tensors.Tensor {
+	d := len(rows[0])
+	flat := make([]float32, 0, len(rows)*d)
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(rows), d)
+}

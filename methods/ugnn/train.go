@@ -1,0 +1,468 @@
+package ugnn
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model/checkpoint"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// run is one Fit: the task, the network and the per-run state.
+type run struct {
+	task  *suite.Task
+	cfg   Config
+	v     Variant
+	net   *network
+	feats *gnn.Features
+	label map[int]int32 // labelled graph → known class
+	epoch int           // epochs done
+}
+
+func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
+	backend, err := gnn.NewBackend(gnn.BackendConfig(task.Backend))
+	if err != nil {
+		return nil, err
+	}
+	net, err := newNetwork(backend, cfg, task.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{task: task, cfg: cfg, v: v, net: net, feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim),
+		label: make(map[int]int32, len(task.Labelled))}
+	for i, g := range task.Labelled {
+		r.label[g] = int32(task.Labels[i])
+	}
+	return r, nil
+}
+
+// labelledBatch pads the labelled graphs idx into a batch with labels.
+func (r *run) labelledBatch(idx []int) []any {
+	b := gnn.NewBatch(r.task.Graphs, r.feats, idx, r.cfg.BatchSize)
+	y := make([]int32, b.B)
+	for s, g := range idx {
+		y[s] = r.label[g]
+	}
+	return batchTensors(b, y)
+}
+
+// viewBatch pads perturbed graphs into a batch.
+func (r *run) viewBatch(views []view, maxBatch int) *gnn.Batch {
+	graphs := make([]datasets.Graph, len(views))
+	nodes := make([][]float32, len(views))
+	idx := make([]int, len(views))
+	for i, v := range views {
+		graphs[i], nodes[i], idx[i] = v.g, v.nodes, i
+	}
+	return gnn.NewBatch(graphs, &gnn.Features{Dim: r.feats.Dim, Nodes: nodes}, idx, maxBatch)
+}
+
+func (r *run) wholeView(g int) view {
+	return view{g: r.task.Graphs[g], nodes: r.feats.Nodes[g]}
+}
+
+func (r *run) nodeDropView(g int, purpose string, a, b int) view {
+	sg, f := DropNodes(&r.task.Graphs[g], r.feats.Nodes[g], r.feats.Dim, r.cfg.NodeDrop, streamRNG(r.task.Seed, purpose, a, b, g))
+	return view{g: sg, nodes: f}
+}
+
+func (r *run) edgeDropView(g int, purpose string, a, b int) view {
+	sg, f := DropEdges(&r.task.Graphs[g], r.feats.Nodes[g], r.cfg.EdgeDrop, streamRNG(r.task.Seed, purpose, a, b, g))
+	return view{g: sg, nodes: f}
+}
+
+// predictViews runs the classifier on views, batched by size (results do
+// not depend on batching: padding is masked), returning per view the
+// softmax [C] and the normalised embedding [2H].
+func (r *run) predictViews(ctx context.Context, views []view) (probs, emb [][]float32, err error) {
+	order := make([]int, len(views))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return views[order[a]].g.NumNodes < views[order[b]].g.NumNodes })
+	probs, emb = make([][]float32, len(views)), make([][]float32, len(views))
+	for start := 0; start < len(order); start += r.cfg.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		part := order[start:min(start+r.cfg.BatchSize, len(order))]
+		batch := make([]view, len(part))
+		for i, j := range part {
+			batch[i] = views[j]
+		}
+		out, err := r.net.predict.Exec(batchTensors(r.viewBatch(batch, r.cfg.BatchSize), nil)...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("predict: %w", err)
+		}
+		p := tensors.MustCopyFlatData[float32](out[0])
+		z := tensors.MustCopyFlatData[float32](out[1])
+		c, d := r.cfg.Classes, out[1].Shape().Dim(1)
+		for s, j := range part {
+			probs[j] = p[s*c : (s+1)*c]
+			emb[j] = z[s*d : (s+1)*d]
+		}
+	}
+	return probs, emb, nil
+}
+
+func maxProb(p []float32) float64 { return float64(slices.Max(p)) }
+
+// confidence returns s~ for every graph of graphs (paper §4.2): μ − σ of
+// the max softmax over I node-deleted subgraphs drawn for round, or, for
+// "w/o S", the whole graph's max softmax.
+func (r *run) confidence(ctx context.Context, graphs []int, round int) ([]float64, error) {
+	if !r.v.SubgraphOOD {
+		views := make([]view, len(graphs))
+		for i, g := range graphs {
+			views[i] = r.wholeView(g)
+		}
+		probs, _, err := r.predictViews(ctx, views)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(graphs))
+		for i := range out {
+			out[i] = maxProb(probs[i])
+		}
+		return out, nil
+	}
+	conf := make([][]float64, len(graphs))
+	for s := 0; s < r.cfg.Subgraphs; s++ {
+		views := make([]view, len(graphs))
+		for i, g := range graphs {
+			views[i] = r.nodeDropView(g, "ood", round, s)
+		}
+		probs, _, err := r.predictViews(ctx, views)
+		if err != nil {
+			return nil, err
+		}
+		for i := range graphs {
+			conf[i] = append(conf[i], maxProb(probs[i]))
+		}
+	}
+	out := make([]float64, len(graphs))
+	for i, c := range conf {
+		out[i] = ConfidenceScore(c)
+	}
+	return out, nil
+}
+
+// logEpoch records the epoch's values with the suite.
+func (r *run) logEpoch(values map[string]float64) {
+	r.epoch++
+	r.task.Log.Epoch(r.epoch, r.cfg.Epochs, values)
+}
+
+// labelledEpoch runs one epoch of the warm-up step over the labelled graphs.
+func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]float64, error) {
+	batches, err := gnn.EpochBatches(r.task.Graphs, r.task.Labelled, r.cfg.BatchSize, gnn.BatchingRandom, rng)
+	if err != nil {
+		return nil, err
+	}
+	var loss, ce float64
+	for _, idx := range batches {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out, err := r.net.warm.Exec(r.labelledBatch(idx)...)
+		if err != nil {
+			return nil, err
+		}
+		l, err := scalar(out[0], "loss")
+		if err != nil {
+			return nil, err
+		}
+		c, _ := scalar(out[1], "cross-entropy")
+		loss += l * float64(len(idx))
+		ce += c * float64(len(idx))
+	}
+	n := float64(len(r.task.Labelled))
+	return map[string]float64{"loss": loss / n, "loss_ce": ce / n}, nil
+}
+
+var warmupLocks sync.Map // cache dir → *sync.Mutex
+
+// warmupKey hashes everything the warm-up depends on: data, split, seed,
+// network and optimisation settings, backend. The five variants share it.
+func (r *run) warmupKey() string {
+	c := r.cfg
+	b, _ := json.Marshal(struct {
+		Dataset                       string
+		Graphs, FeatureDim            int
+		Labelled, Labels              []int
+		Seed                          int64
+		Warmup, Batch, Hidden, Layers int
+		LR, Pool, SupTau, SupW        float64
+		Classes                       int
+		Backend                       string
+	}{r.task.Dataset, len(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
+		c.WarmupEpochs, c.BatchSize, c.Hidden, c.Layers, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
+		c.Classes, gnn.BackendConfig(r.task.Backend)})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// warmup trains WarmupEpochs on the labelled graphs, or restores them from
+// the checkpoint cache (Task.CacheDir/ugnn-warmup/KEY) that an earlier run
+// with the same inputs wrote; its curves are replayed so every run logs the
+// same warm-up.
+func (r *run) warmup(ctx context.Context) error {
+	if r.cfg.WarmupEpochs == 0 {
+		return nil
+	}
+	if r.task.CacheDir == "" {
+		_, err := r.trainWarmup(ctx)
+		return err
+	}
+	dir := filepath.Join(r.task.CacheDir, "ugnn-warmup", r.warmupKey())
+	mu, _ := warmupLocks.LoadOrStore(dir, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	curvesFile := filepath.Join(dir, "curves.json")
+	if data, err := os.ReadFile(curvesFile); err == nil {
+		var curves []map[string]float64
+		if err := json.Unmarshal(data, &curves); err == nil && len(curves) == r.cfg.WarmupEpochs {
+			if _, err := checkpoint.Load(r.net.store).Dir(dir).Done(); err != nil {
+				return fmt.Errorf("load warm-up checkpoint %s: %w", dir, err)
+			}
+			for _, values := range curves {
+				values["warmup_cached"] = 1
+				r.logEpoch(values)
+			}
+			return nil
+		}
+	}
+	curves, err := r.trainWarmup(ctx)
+	if err != nil {
+		return err
+	}
+	// Save to a temporary directory, then rename: a crash never leaves a
+	// half-written cache entry.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	h, err := checkpoint.Build(r.net.store).Dir(tmp).Done()
+	if err != nil {
+		return err
+	}
+	if err := h.Save(); err != nil {
+		return fmt.Errorf("save warm-up checkpoint: %w", err)
+	}
+	data, _ := json.Marshal(curves)
+	if err := os.WriteFile(filepath.Join(tmp, "curves.json"), data, 0o644); err != nil {
+		return err
+	}
+	_ = os.RemoveAll(dir)
+	return os.Rename(tmp, dir)
+}
+
+// trainWarmup trains the warm-up epochs and returns their logged values.
+func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
+	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 1))
+	var curves []map[string]float64
+	for ep := 0; ep < r.cfg.WarmupEpochs; ep++ {
+		values, err := r.labelledEpoch(ctx, rng)
+		if err != nil {
+			return nil, err
+		}
+		curves = append(curves, values)
+		r.logEpoch(values)
+	}
+	return curves, nil
+}
+
+// cycles runs the T curriculum cycles of Algorithm 1 over the epochs left
+// after the warm-up.
+func (r *run) cycles(ctx context.Context) error {
+	rest := r.cfg.Epochs - r.cfg.WarmupEpochs
+	if rest == 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 2))
+	T := r.cfg.Cycles
+	for t := 1; t <= T; t++ {
+		epochs := rest/T + boolInt(t <= rest%T)
+		protos, err := r.cycleStart(ctx, t)
+		if err != nil {
+			return fmt.Errorf("cycle %d: %w", t, err)
+		}
+		for e := 0; e < epochs; e++ {
+			var values map[string]float64
+			if r.v.Prototypes {
+				values, err = r.semiEpoch(ctx, rng, protos)
+			} else {
+				values, err = r.labelledEpoch(ctx, rng)
+			}
+			if err != nil {
+				return fmt.Errorf("epoch %d: %w", r.epoch+1, err)
+			}
+			values["cycle"] = float64(t)
+			r.logEpoch(values)
+		}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cycleStart selects cycle t's OOD set (reported to the suite) and builds
+// the prototypes H [E][2H] for the variant (nil for "w/o P").
+func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
+	un := r.task.Unlabelled
+	scores, err := r.confidence(ctx, un, t)
+	if err != nil {
+		return nil, err
+	}
+	thr := CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
+	pos := OODSet(scores, thr)
+	if len(pos) < r.cfg.UnknownPrototypes { // too few to cluster: take the least confident
+		order := make([]int, len(scores))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] < scores[order[b]] })
+		pos = order[:min(r.cfg.UnknownPrototypes, len(order))]
+		slices.Sort(pos)
+	}
+	oodGraphs := make([]int, len(pos))
+	for i, p := range pos {
+		oodGraphs[i] = un[p]
+	}
+	r.task.ReportOODSet(r.epoch, oodGraphs)
+	if !r.v.Prototypes {
+		return nil, nil
+	}
+	var protos [][]float32
+	if r.v.KnownPrototypes {
+		views := make([]view, len(r.task.Labelled))
+		for i, g := range r.task.Labelled {
+			views[i] = r.wholeView(g)
+		}
+		_, emb, err := r.predictViews(ctx, views)
+		if err != nil {
+			return nil, err
+		}
+		protos = append(protos, ClassPrototypes(emb, r.task.Labels, r.cfg.Classes)...)
+	}
+	if r.v.UnknownPrototypes {
+		views := make([]view, len(oodGraphs))
+		for i, g := range oodGraphs {
+			views[i] = r.wholeView(g)
+		}
+		_, emb, err := r.predictViews(ctx, views)
+		if err != nil {
+			return nil, err
+		}
+		cents, _ := KMeans(emb, r.cfg.UnknownPrototypes, r.cfg.KMeansIters, streamRNG(r.task.Seed, "kmeans", t, 0, 0))
+		for _, c := range cents {
+			normalize(c)
+		}
+		protos = append(protos, cents...)
+	}
+	return protos, nil
+}
+
+// semiEpoch is one pass over the unlabelled graphs with the prototype-aware
+// step; prototypes are momentum-updated after every step (eq. 12).
+func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32) (map[string]float64, error) {
+	un := slices.Clone(r.task.Unlabelled)
+	rng.Shuffle(len(un), func(i, j int) { un[i], un[j] = un[j], un[i] })
+	lab, err := gnn.EpochBatches(r.task.Graphs, r.task.Labelled, r.cfg.BatchSize, gnn.BatchingRandom, rng)
+	if err != nil {
+		return nil, err
+	}
+	var loss, ce, lu float64
+	steps := 0
+	for start := 0; start < len(un); start += r.cfg.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		part := un[start:min(start+r.cfg.BatchSize, len(un))]
+		v1 := make([]view, len(part))
+		v2 := make([]view, len(part))
+		for i, g := range part {
+			v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
+			v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
+		}
+		b1 := r.viewBatch(v1, r.cfg.BatchSize)
+		b2 := r.viewBatch(v2, r.cfg.BatchSize)
+		args := r.labelledBatch(lab[steps%len(lab)])
+		args = append(args, batchTensors(b1, nil)...)
+		args = append(args, batchTensors(b2, nil)...)
+		args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B), flatten2D(protos))
+		out, err := r.net.semi.Exec(args...)
+		if err != nil {
+			return nil, err
+		}
+		l, err := scalar(out[0], "loss")
+		if err != nil {
+			return nil, err
+		}
+		c, _ := scalar(out[1], "cross-entropy")
+		u, _ := scalar(out[2], "L^u")
+		loss, ce, lu = loss+l, ce+c, lu+u
+		steps++
+		z := tensors.MustCopyFlatData[float32](out[3])
+		d := out[3].Shape().Dim(1)
+		emb := make([][]float32, len(part))
+		for i := range part {
+			emb[i] = z[i*d : (i+1)*d]
+		}
+		MomentumUpdate(protos, emb, r.cfg.Eta)
+	}
+	n := float64(max(steps, 1))
+	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "loss_u": lu / n}, nil
+}
+
+// predictions: class = argmax ψ on the whole graph; unknown score = −s~
+// over I fresh subgraphs (PROTOCOL §3), or −max softmax for "w/o S".
+func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
+	eval := r.task.Eval
+	views := make([]view, len(eval))
+	for i, g := range eval {
+		views[i] = r.wholeView(g)
+	}
+	probs, _, err := r.predictViews(ctx, views)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := r.confidence(ctx, eval, r.cfg.Cycles+1)
+	if err != nil {
+		return nil, err
+	}
+	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval))}
+	for i := range eval {
+		best := 0
+		for c, v := range probs[i] {
+			if v > probs[i][best] {
+				best = c
+			}
+		}
+		p.Class[i] = best
+		p.UnknownScore[i] = -scores[i]
+	}
+	return p, nil
+}

@@ -1,0 +1,151 @@
+// Package ugnn is UGNN, the method of "Towards Semi-supervised Universal
+// Graph Classification" (§4, Algorithm 1), and its four ablations (§5.4).
+//
+// Training: a warm-up on the labelled graphs (cross-entropy + supervised
+// contrastive loss), then T cycles. Each cycle (1) scores every unlabelled
+// graph by s~ = μ − σ of the max-softmax confidence over I node-deleted
+// subgraphs, (2) takes the graphs with s~ ≤ δ_t = (t/T)·δ as the OOD set,
+// δ being the ⌈αK⌉-th smallest s~ (K known, as in the paper's experiments),
+// (3) initialises prototypes: known-class means of labelled embeddings
+// (eq. 9) and R k-means centroids of the OOD set, (4) trains with
+// L = L^l + L^u where L^u is the cross-entropy between Sinkhorn-Knopp
+// assignments of an edge-deleted view and prototype softmax of a
+// node-deleted view (eqs. 10–13), with momentum prototype updates (eq. 12).
+// Output: the classifier's class on the whole graph, unknown score −s~.
+//
+// Choices where the paper is silent (each a named hyper-parameter): hidden
+// 128; 2 GIN layers per stage; a one-GIN-layer scoring GNN; kept nodes gated
+// by tanh(score); one view per graph in the supervised contrastive loss
+// (τ_sup = 0.1, weight 1); an epoch of the semi-supervised phase is one pass
+// over the unlabelled graphs, each batch paired with the next labelled
+// batch; the momentum update uses the edge-deleted view's embeddings; edge
+// deletion drops 20% of edges; if the OOD set has fewer than R graphs, the R
+// least confident graphs seed k-means.
+package ugnn
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ugbench/ugbench/suite"
+)
+
+// Config holds UGNN's hyper-parameters (PROTOCOL §5 defaults).
+type Config struct {
+	Epochs, WarmupEpochs, Cycles int // 100, 50, T = 5
+	BatchSize                    int
+	LR                           float64
+	Hidden, Layers               int
+	PoolRatio                    float64
+	Classes                      int
+	Subgraphs                    int     // I = 3
+	NodeDrop, EdgeDrop           float64 // 0.2, 0.2
+	UnknownPrototypes            int     // R = 3
+	Alpha                        float64 // curriculum OOD multiplier α
+	SinkhornEps                  float64 // ε = 0.05
+	SinkhornIters                int     // 3
+	Tau                          float64 // τ = 0.1
+	Eta                          float64 // η = 0.99
+	SupConTau, SupConWeight      float64
+	KMeansIters                  int
+}
+
+// Variant switches the parts of UGNN that the ablations of Table 4 remove.
+type Variant struct {
+	Name, Doc string
+	// SubgraphOOD: OOD set and unknown score from I subgraphs (else from
+	// the full graph's max softmax: "w/o S").
+	SubgraphOOD bool
+	// Prototypes: prototype-aware semi-supervised learning (else L^l +
+	// contrastive only: "w/o P").
+	Prototypes bool
+	// KnownPrototypes / UnknownPrototypes: which prototypes exist ("w/o KP"
+	// keeps only unknown ones, "w/o UP" only known ones).
+	KnownPrototypes, UnknownPrototypes bool
+}
+
+// Variants are the full method and its four ablations.
+var Variants = []Variant{
+	{"ugnn", "UGNN: subgraph-based OOD detection + prototype-aware semi-supervised learning (the paper's method)", true, true, true, true},
+	{"ugnn-wo-s", "UGNN w/o S: OOD set and unknown score from the full graph's max softmax instead of subgraphs", false, true, true, true},
+	{"ugnn-wo-p", "UGNN w/o P: no prototype learning (L^l + supervised contrastive loss only)", true, false, false, false},
+	{"ugnn-wo-kp", "UGNN w/o KP: unknown-class prototypes only", true, true, false, true},
+	{"ugnn-wo-up", "UGNN w/o UP: known-class prototypes only", true, true, true, false},
+}
+
+func init() {
+	for _, v := range Variants {
+		suite.Register(method{v})
+	}
+}
+
+type method struct{ v Variant }
+
+func (m method) Name() string { return m.v.Name }
+func (m method) Doc() string  { return m.v.Doc }
+
+// Defaults are PROTOCOL §5's, shared by all five variants.
+func (m method) Defaults() suite.Params {
+	return suite.Params{
+		"epochs": 100, "warmup_epochs": 50, "cycles": 5, "batch_size": 256, "lr": 1e-3,
+		"hidden": 128, "layers": 2, "pool_ratio": 0.8,
+		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
+		"unknown_prototypes": 3, "alpha": 1.0,
+		"sinkhorn_eps": 0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
+		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100,
+	}
+}
+
+func configFrom(p suite.Params, classes int) (Config, error) {
+	c := Config{
+		Epochs: p.Int("epochs"), WarmupEpochs: p.Int("warmup_epochs"), Cycles: p.Int("cycles"),
+		BatchSize: p.Int("batch_size"), LR: p.Float("lr"), Hidden: p.Int("hidden"), Layers: p.Int("layers"),
+		PoolRatio: p.Float("pool_ratio"), Classes: classes, Subgraphs: p.Int("subgraphs"),
+		NodeDrop: p.Float("node_drop"), EdgeDrop: p.Float("edge_drop"), UnknownPrototypes: p.Int("unknown_prototypes"),
+		Alpha: p.Float("alpha"), SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
+		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
+		KMeansIters: p.Int("kmeans_iters"),
+	}
+	switch {
+	case c.WarmupEpochs < 0 || c.WarmupEpochs > c.Epochs:
+		return c, fmt.Errorf("warmup_epochs %d: must be in 0..epochs (%d)", c.WarmupEpochs, c.Epochs)
+	case c.Cycles < 1:
+		return c, fmt.Errorf("cycles %d: must be ≥ 1", c.Cycles)
+	case c.Epochs-c.WarmupEpochs > 0 && c.Epochs-c.WarmupEpochs < c.Cycles:
+		return c, fmt.Errorf("cycles %d: more than the %d epochs after warm-up", c.Cycles, c.Epochs-c.WarmupEpochs)
+	case c.Subgraphs < 1:
+		return c, fmt.Errorf("subgraphs %d: must be ≥ 1", c.Subgraphs)
+	case c.NodeDrop < 0 || c.NodeDrop >= 1 || c.EdgeDrop < 0 || c.EdgeDrop >= 1:
+		return c, fmt.Errorf("node_drop %g, edge_drop %g: must be in [0, 1)", c.NodeDrop, c.EdgeDrop)
+	case c.UnknownPrototypes < 1:
+		return c, fmt.Errorf("unknown_prototypes %d: must be ≥ 1", c.UnknownPrototypes)
+	case !(c.SinkhornEps > 0) || !(c.Tau > 0) || !(c.SupConTau > 0) || !(c.Alpha > 0):
+		return c, fmt.Errorf("sinkhorn_eps, tau, supcon_tau and alpha must be > 0")
+	case c.Eta < 0 || c.Eta > 1:
+		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
+	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
+		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
+	}
+	return c, nil
+}
+
+// Fit trains UGNN (or an ablation) on task and predicts task.Eval. It reads
+// task.NumUnknown (K), as the paper's curriculum assumes K known.
+func (m method) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	cfg, err := configFrom(task.Params, task.NumKnown)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRun(task, cfg, m.v)
+	if err != nil {
+		return nil, err
+	}
+	defer r.net.close()
+	if err := r.warmup(ctx); err != nil {
+		return nil, fmt.Errorf("warm-up: %w", err)
+	}
+	if err := r.cycles(ctx); err != nil {
+		return nil, err
+	}
+	return r.predictions(ctx)
+}
