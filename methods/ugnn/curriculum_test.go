@@ -20,7 +20,7 @@ func TestConfidenceScore(t *testing.T) {
 		{[]float64{0.9, 0.7, 0.8}, 0.7183503},
 		{[]float64{0.37, 0.37, 0.37}, 0.37},
 		{[]float64{0.42}, 0.42},
-		{[]float64{1, 0}, 0},                           // μ 0.5, σ 0.5
+		{[]float64{1, 0}, 0},                                // μ 0.5, σ 0.5
 		{[]float64{1, 0.5, 0.5, 0}, 0.5 - math.Sqrt(0.125)}, // σ² = (0.25 + 0 + 0 + 0.25)/4
 	} {
 		if got := ConfidenceScore(c.s); !near(got, c.want, 1e-7) {
@@ -50,7 +50,7 @@ func TestCurriculumThresholdHand(t *testing.T) {
 		{"K=5 α=0.8 → 4th", 5, 0.8, 2, 2, 0.3, []int{1, 3, 5, 9}},
 		{"K=5 α=1.4 → 7th", 5, 1.4, 2, 2, 0.65, []int{0, 1, 3, 5, 6, 7, 9}},
 		{"K=10 α=1.1 → 11th, clamped to n", 10, 1.1, 1, 1, 0.9, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
-		{"K=10 α=0.7 → 7th (0.7·10 = 7.000000000000001)", 10, 0.7, 1, 1, 0.65, []int{0, 1, 3, 5, 6, 7, 9}},
+		{"K=10 α=0.7 → 7th", 10, 0.7, 1, 1, 0.65, []int{0, 1, 3, 5, 6, 7, 9}},
 		{"K=0 → clamped to the 1st", 0, 1, 3, 3, 0.05, []int{9}},
 		{"K=40 > n → the largest", 40, 1, 1, 2, 0.45, []int{1, 3, 5, 7, 9}},
 	} {
@@ -61,6 +61,15 @@ func TestCurriculumThresholdHand(t *testing.T) {
 		if set := OODSet(scores, got); !slices.Equal(set, c.wantSet) {
 			t.Errorf("%s: OOD set %v, want %v", c.name, set, c.wantSet)
 		}
+	}
+	// α·K in float64 can land just above an integer: 1.1·50 =
+	// 55.00000000000001, and ⌈αK⌉ must still be 55, not 56.
+	hundred := make([]float64, 100)
+	for i := range hundred {
+		hundred[i] = float64(99-i) / 100
+	}
+	if got := CurriculumThreshold(hundred, 50, 1.1, 1, 1); got != 0.54 {
+		t.Errorf("K 50 α 1.1: δ = %v, want the 55th smallest 0.54", got)
 	}
 	if got := CurriculumThreshold(nil, 3, 1, 1, 1); !math.IsInf(got, -1) {
 		t.Errorf("no scores: δ = %v, want −Inf", got)

@@ -29,7 +29,9 @@ func Sinkhorn(scores, weight *Node, eps float64, iters int) *Node {
 	numE := float64(scores.Shape().Dim(1))
 	// Stabilise: subtract the max over real entries before exp.
 	masked := Where(GreaterThan(BroadcastToShape(w, scores.Shape()), ZerosLike(scores)), scores, MulScalar(OnesLike(scores), -1e30))
-	q := Exp(DivScalar(Sub(scores, ReduceAllMax(masked)), eps))
+	// Exponentiate the masked scores: a padding row scoring far above the
+	// real maximum would overflow to +Inf, and Inf·0 = NaN.
+	q := Exp(DivScalar(Sub(masked, ReduceAllMax(masked)), eps))
 	q = Mul(q, w)
 	numB := ReduceAllSum(weight)
 	q = Div(q, ReduceAllSum(q))

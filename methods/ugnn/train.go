@@ -32,7 +32,13 @@ type run struct {
 	epoch int           // epochs done
 }
 
+// newRun sets up a Fit; cfg.Alpha is taken from the protocol (task.Alpha,
+// 1 if unset).
 func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
+	cfg.Alpha = task.Alpha
+	if !(cfg.Alpha > 0) {
+		cfg.Alpha = 1
+	}
 	backend, err := gnn.NewBackend(gnn.BackendConfig(task.Backend))
 	if err != nil {
 		return nil, err
@@ -195,11 +201,17 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]flo
 
 var warmupLocks sync.Map // cache dir → *sync.Mutex
 
+// warmupVersion is part of the warm-up cache key: bump it whenever the
+// network or the warm-up changes, or old checkpoints would be reused.
+const warmupVersion = 1
+
 // warmupKey hashes everything the warm-up depends on: data, split, seed,
-// network and optimisation settings, backend. The five variants share it.
+// network and optimisation settings, backend, code version. The five
+// variants share it.
 func (r *run) warmupKey() string {
 	c := r.cfg
 	b, _ := json.Marshal(struct {
+		Version                       int
 		Dataset                       string
 		Graphs, FeatureDim            int
 		Labelled, Labels              []int
@@ -208,7 +220,7 @@ func (r *run) warmupKey() string {
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
-	}{r.task.Dataset, len(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
+	}{warmupVersion, r.task.Dataset, len(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
 		c.WarmupEpochs, c.BatchSize, c.Hidden, c.Layers, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
 		c.Classes, gnn.BackendConfig(r.task.Backend)})
 	sum := sha256.Sum256(b)

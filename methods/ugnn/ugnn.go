@@ -41,7 +41,7 @@ type Config struct {
 	Subgraphs                    int     // I = 3
 	NodeDrop, EdgeDrop           float64 // 0.2, 0.2
 	UnknownPrototypes            int     // R = 3
-	Alpha                        float64 // curriculum OOD multiplier α
+	Alpha                        float64 // OOD multiplier α: the protocol's (Task.Alpha)
 	SinkhornEps                  float64 // ε = 0.05
 	SinkhornIters                int     // 3
 	Tau                          float64 // τ = 0.1
@@ -90,8 +90,8 @@ func (m method) Defaults() suite.Params {
 		"epochs": 100, "warmup_epochs": 50, "cycles": 5, "batch_size": 256, "lr": 1e-3,
 		"hidden": 128, "layers": 2, "pool_ratio": 0.8,
 		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
-		"unknown_prototypes": 3, "alpha": 1.0,
-		"sinkhorn_eps": 0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
+		"unknown_prototypes": 3,
+		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100,
 	}
 }
@@ -102,7 +102,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		BatchSize: p.Int("batch_size"), LR: p.Float("lr"), Hidden: p.Int("hidden"), Layers: p.Int("layers"),
 		PoolRatio: p.Float("pool_ratio"), Classes: classes, Subgraphs: p.Int("subgraphs"),
 		NodeDrop: p.Float("node_drop"), EdgeDrop: p.Float("edge_drop"), UnknownPrototypes: p.Int("unknown_prototypes"),
-		Alpha: p.Float("alpha"), SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
+		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"),
 	}
@@ -119,8 +119,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("node_drop %g, edge_drop %g: must be in [0, 1)", c.NodeDrop, c.EdgeDrop)
 	case c.UnknownPrototypes < 1:
 		return c, fmt.Errorf("unknown_prototypes %d: must be ≥ 1", c.UnknownPrototypes)
-	case !(c.SinkhornEps > 0) || !(c.Tau > 0) || !(c.SupConTau > 0) || !(c.Alpha > 0):
-		return c, fmt.Errorf("sinkhorn_eps, tau, supcon_tau and alpha must be > 0")
+	case !(c.SinkhornEps > 0) || !(c.Tau > 0) || !(c.SupConTau > 0):
+		return c, fmt.Errorf("sinkhorn_eps, tau and supcon_tau must be > 0")
 	case c.Eta < 0 || c.Eta > 1:
 		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
@@ -130,7 +130,10 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 }
 
 // Fit trains UGNN (or an ablation) on task and predicts task.Eval. It reads
-// task.NumUnknown (K), as the paper's curriculum assumes K known.
+// task.NumUnknown (K), as the paper's curriculum assumes K known, and the
+// protocol's α (task.Alpha): the curriculum selects ⌈α·K⌉ graphs at its last
+// cycle, the same number the suite declares unknown (the paper's α
+// sensitivity study varies both; sweep it with bench grid --alpha).
 func (m method) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	cfg, err := configFrom(task.Params, task.NumKnown)
 	if err != nil {

@@ -1,0 +1,589 @@
+package ugnn
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// TestVariantsTable: each ablation switches off exactly what its name says.
+func TestVariantsTable(t *testing.T) {
+	want := map[string]Variant{
+		"ugnn":       {SubgraphOOD: true, Prototypes: true, KnownPrototypes: true, UnknownPrototypes: true},
+		"ugnn-wo-s":  {SubgraphOOD: false, Prototypes: true, KnownPrototypes: true, UnknownPrototypes: true},
+		"ugnn-wo-p":  {SubgraphOOD: true, Prototypes: false, KnownPrototypes: false, UnknownPrototypes: false},
+		"ugnn-wo-kp": {SubgraphOOD: true, Prototypes: true, KnownPrototypes: false, UnknownPrototypes: true},
+		"ugnn-wo-up": {SubgraphOOD: true, Prototypes: true, KnownPrototypes: true, UnknownPrototypes: false},
+	}
+	if len(Variants) != len(want) {
+		t.Fatalf("%d variants, want %d", len(Variants), len(want))
+	}
+	for _, v := range Variants {
+		w, ok := want[v.Name]
+		if !ok {
+			t.Errorf("unexpected variant %q", v.Name)
+			continue
+		}
+		got := v
+		got.Name, got.Doc = "", ""
+		if got != w {
+			t.Errorf("%s: switches %+v, want %+v", v.Name, got, w)
+		}
+		if v.Doc == "" {
+			t.Errorf("%s: no doc", v.Name)
+		}
+	}
+}
+
+// TestVariantsRegisteredWithSameDefaults: all five are in the suite's
+// registry with the identical PROTOCOL §5 defaults.
+func TestVariantsRegisteredWithSameDefaults(t *testing.T) {
+	var first suite.Params
+	for _, v := range Variants {
+		m, err := suite.Lookup(v.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Name() != v.Name || m.Doc() != v.Doc {
+			t.Errorf("registered %q / %q for %q", m.Name(), m.Doc(), v.Name)
+		}
+		d := m.Defaults()
+		if first == nil {
+			first = d
+		} else if !reflect.DeepEqual(d, first) {
+			t.Errorf("%s defaults %v differ from ugnn's %v", v.Name, d, first)
+		}
+	}
+	// PROTOCOL §5 values.
+	for k, w := range map[string]any{
+		"epochs": 100, "warmup_epochs": 50, "batch_size": 256, "lr": 1e-3, "hidden": 128, "pool_ratio": 0.8,
+		"subgraphs": 3, "node_drop": 0.2, "unknown_prototypes": 3, "sinkhorn_eps": 0.05, "sinkhorn_iters": 3,
+		"tau": 0.1, "eta": 0.99,
+	} {
+		if first[k] != w {
+			t.Errorf("default %s = %v, want %v", k, first[k], w)
+		}
+	}
+	if _, err := configFrom(first, 10); err != nil {
+		t.Errorf("defaults rejected: %v", err)
+	}
+}
+
+// TestConfigValidation: configFrom rejects inconsistent settings.
+func TestConfigValidation(t *testing.T) {
+	base := method{Variants[0]}.Defaults()
+	for _, c := range []struct {
+		k string
+		v any
+	}{
+		{"warmup_epochs", 101}, {"warmup_epochs", -1}, {"cycles", 0}, {"cycles", 51}, {"subgraphs", 0},
+		{"node_drop", 1.0}, {"edge_drop", -0.1}, {"unknown_prototypes", 0}, {"sinkhorn_eps", 0.0},
+		{"tau", 0.0}, {"eta", 1.5}, {"batch_size", 1}, {"hidden", 0}, {"pool_ratio", 0.0},
+	} {
+		p := base.Clone()
+		p[c.k] = c.v
+		if _, err := configFrom(p, 10); err == nil {
+			t.Errorf("%s = %v accepted", c.k, c.v)
+		}
+	}
+	p := base.Clone()
+	p["epochs"], p["warmup_epochs"], p["cycles"] = 10, 10, 5 // no semi-supervised epochs: cycles unchecked
+	if _, err := configFrom(p, 10); err != nil {
+		t.Errorf("warm-up only rejected: %v", err)
+	}
+}
+
+// TestWarmupKey: the warm-up cache key changes with everything the warm-up
+// depends on and with nothing else (so the five variants, and runs that
+// differ only after the warm-up, share one entry). Through the runner a new
+// seed also changes the split, so only this test shows the seed itself is
+// in the key.
+func TestWarmupKey(t *testing.T) {
+	base := func() *run {
+		cfg, err := configFrom(method{Variants[0]}.Defaults(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &run{cfg: cfg, v: Variants[0], task: &suite.Task{
+			Graphs: make([]datasets.Graph, 10), FeatureDim: 2, NumKnown: 10, Labelled: []int{0, 1, 2}, Labels: []int{0, 1, 0},
+			Unlabelled: []int{3, 4, 5, 6, 7, 8, 9}, Seed: 0, Backend: "go", Dataset: "Letter-high", NumUnknown: 3, Alpha: 1,
+		}}
+	}
+	key := base().warmupKey()
+	if key != base().warmupKey() {
+		t.Fatal("warmupKey is not a function of its inputs")
+	}
+	changes := map[string]func(r *run){
+		"seed":          func(r *run) { r.task.Seed = 1 },
+		"labelled":      func(r *run) { r.task.Labelled = []int{0, 1, 3} },
+		"labels":        func(r *run) { r.task.Labels = []int{0, 1, 1} },
+		"dataset":       func(r *run) { r.task.Dataset = "Letter-low" },
+		"graphs":        func(r *run) { r.task.Graphs = make([]datasets.Graph, 11) },
+		"feature dim":   func(r *run) { r.task.FeatureDim = 3 },
+		"backend":       func(r *run) { r.task.Backend = "xla:cpu" },
+		"warmup_epochs": func(r *run) { r.cfg.WarmupEpochs = 49 },
+		"batch_size":    func(r *run) { r.cfg.BatchSize = 128 },
+		"hidden":        func(r *run) { r.cfg.Hidden = 64 },
+		"layers":        func(r *run) { r.cfg.Layers = 3 },
+		"lr":            func(r *run) { r.cfg.LR = 1e-2 },
+		"pool_ratio":    func(r *run) { r.cfg.PoolRatio = 0.5 },
+		"supcon_tau":    func(r *run) { r.cfg.SupConTau = 0.2 },
+		"supcon_weight": func(r *run) { r.cfg.SupConWeight = 0 },
+		"classes":       func(r *run) { r.cfg.Classes = 9 },
+	}
+	for name, change := range changes {
+		r := base()
+		change(r)
+		if r.warmupKey() == key {
+			t.Errorf("changing %s keeps the warm-up key", name)
+		}
+	}
+	same := map[string]func(r *run){
+		"variant":            func(r *run) { r.v = Variants[3] },
+		"epochs":             func(r *run) { r.cfg.Epochs = 200 },
+		"cycles":             func(r *run) { r.cfg.Cycles = 3 },
+		"subgraphs":          func(r *run) { r.cfg.Subgraphs = 5 },
+		"node/edge drop":     func(r *run) { r.cfg.NodeDrop, r.cfg.EdgeDrop = 0.3, 0.1 },
+		"unknown_prototypes": func(r *run) { r.cfg.UnknownPrototypes = 5 },
+		"alpha":              func(r *run) { r.cfg.Alpha = 1.4 },
+		"sinkhorn":           func(r *run) { r.cfg.SinkhornEps, r.cfg.SinkhornIters = 0.1, 5 },
+		"tau/eta":            func(r *run) { r.cfg.Tau, r.cfg.Eta = 0.2, 0.9 },
+		"kmeans_iters":       func(r *run) { r.cfg.KMeansIters = 10 },
+		"K":                  func(r *run) { r.task.NumUnknown = 4 },
+	}
+	for name, change := range same {
+		r := base()
+		change(r)
+		if r.warmupKey() != key {
+			t.Errorf("changing %s (not used by the warm-up) changes the warm-up key", name)
+		}
+	}
+}
+
+// letterHigh resolves the real Letter-high data directory and low ratio,
+// skipping when the data is absent.
+func letterHigh(t *testing.T) (dir, ratioName string, ratio float64) {
+	t.Helper()
+	dir = datasetstest.Dir()
+	if dir == "" {
+		t.Skip("no data directory")
+	}
+	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	ratioName, ratio, err := datasets.ResolveRatio("Letter-high", "low")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, ratioName, ratio
+}
+
+func runSpec(t *testing.T, r *suite.Runner, methodName string, seed int64, params suite.Params) suite.Result {
+	t.Helper()
+	_, ratioName, ratio := letterHigh(t)
+	res, err := r.Run(context.Background(), suite.RunSpec{
+		Method: methodName, Dataset: "Letter-high", RatioName: ratioName, Ratio: ratio, Seed: seed,
+		Params: params, Protocol: suite.DefaultProtocol(),
+	}, "cpu", nil)
+	if err != nil {
+		t.Fatalf("%s seed %d: %v", methodName, seed, err)
+	}
+	return res
+}
+
+// curve returns the values of name by epoch.
+func curve(res suite.Result, name string) map[int]float64 {
+	out := map[int]float64{}
+	for _, c := range res.Curves {
+		if c.Name == name {
+			out[c.Epoch] = c.Value
+		}
+	}
+	return out
+}
+
+// points returns the values of name in logged order.
+func points(res suite.Result, name string) []float64 {
+	var out []float64
+	for _, c := range res.Curves {
+		if c.Name == name {
+			out = append(out, c.Value)
+		}
+	}
+	return out
+}
+
+func tinyParams() suite.Params {
+	return suite.Params{"epochs": 6, "warmup_epochs": 2, "cycles": 2, "hidden": 16, "layers": 1, "batch_size": 64, "subgraphs": 2}
+}
+
+// tinyRuns runs the five variants once (no warm-up cache) with the tiny
+// budget on Letter-high, seed 0, and shares the results between tests.
+var tinyRuns = sync.OnceValues(func() (map[string]suite.Result, error) {
+	dir := datasetstest.Dir()
+	_, ratio, err := datasets.ResolveRatio("Letter-high", "low")
+	if err != nil {
+		return nil, err
+	}
+	name, _, _ := datasets.ResolveRatio("Letter-high", "low")
+	r := &suite.Runner{DataDir: dir, Backend: "go"}
+	out := map[string]suite.Result{}
+	for _, v := range Variants {
+		res, err := r.Run(context.Background(), suite.RunSpec{
+			Method: v.Name, Dataset: "Letter-high", RatioName: name, Ratio: ratio, Seed: 0,
+			Params: tinyParams(), Protocol: suite.DefaultProtocol(),
+		}, "cpu", nil)
+		if err != nil {
+			return nil, err
+		}
+		out[v.Name] = res
+	}
+	return out, nil
+})
+
+// TestVariantsBehaviour: with a tiny budget on real Letter-high the five
+// variants share the warm-up exactly (same seed, split and settings), only
+// the prototype variants log L^u, every variant reports its OOD set once
+// per cycle, and the variants that keep subgraph OOD detection select the
+// same first OOD set (the prototype switches do not touch detection).
+func TestVariantsBehaviour(t *testing.T) {
+	letterHigh(t)
+	runs, err := tinyRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := runs["ugnn"]
+	refWarm := points(ref, "loss")[:2]
+	for _, v := range Variants {
+		res := runs[v.Name]
+		loss := curve(res, "loss")
+		if len(loss) != 6 {
+			t.Errorf("%s: %d loss points, want 6", v.Name, len(loss))
+		}
+		for ep := 1; ep <= 2; ep++ {
+			if loss[ep] != refWarm[ep-1] || !finite(loss[ep]) {
+				t.Errorf("%s: warm-up epoch %d loss %v, ugnn %v", v.Name, ep, loss[ep], refWarm[ep-1])
+			}
+			if ce := curve(res, "loss_ce"); ce[ep] != curve(ref, "loss_ce")[ep] {
+				t.Errorf("%s: warm-up epoch %d loss_ce %v, ugnn %v", v.Name, ep, ce[ep], curve(ref, "loss_ce")[ep])
+			}
+		}
+		lu := curve(res, "loss_u")
+		if v.Prototypes {
+			if len(lu) != 4 {
+				t.Errorf("%s: %d loss_u points, want 4 (one per semi-supervised epoch)", v.Name, len(lu))
+			}
+			for ep := 3; ep <= 6; ep++ {
+				if x, ok := lu[ep]; !ok || !finite(x) || x < 0 {
+					t.Errorf("%s: loss_u at epoch %d = %v (present %v)", v.Name, ep, x, ok)
+				}
+			}
+		} else if len(lu) != 0 {
+			t.Errorf("%s: logged loss_u %v without prototypes", v.Name, lu)
+		}
+		cyc := curve(res, "cycle")
+		if cyc[3] != 1 || cyc[4] != 1 || cyc[5] != 2 || cyc[6] != 2 || len(cyc) != 4 {
+			t.Errorf("%s: cycle curve %v, want epochs 3–4 in cycle 1, 5–6 in cycle 2", v.Name, cyc)
+		}
+		for _, name := range []string{"ood_set_precision", "ood_set_recall", "ood_set_size"} {
+			c := curve(res, name)
+			if len(points(res, name)) != 2 || len(c) != 2 {
+				t.Errorf("%s: %s logged %v, want once per cycle (epochs 2 and 4)", v.Name, name, points(res, name))
+				continue
+			}
+			for _, ep := range []int{2, 4} {
+				x, ok := c[ep]
+				if !ok || !finite(x) || x < 0 || (name != "ood_set_size" && x > 1) {
+					t.Errorf("%s: %s at epoch %d = %v (present %v)", v.Name, name, ep, x, ok)
+				}
+			}
+		}
+		size := curve(res, "ood_set_size")
+		if !(size[2] >= 3 && size[2] <= size[4]) {
+			t.Errorf("%s: OOD set sizes %v: want ≥ R = 3 and non-decreasing", v.Name, size)
+		}
+		for _, m := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC} {
+			if x, ok := res.Metrics[m]; !ok || !finite(x) || x < 0 || x > 1 {
+				t.Errorf("%s: %s = %v (present %v)", v.Name, m, x, ok)
+			}
+		}
+		if v.SubgraphOOD {
+			for _, name := range []string{"ood_set_precision", "ood_set_recall", "ood_set_size"} {
+				if curve(res, name)[2] != curve(ref, name)[2] {
+					t.Errorf("%s: first %s %v, ugnn %v: same detector after the same warm-up", v.Name, name, curve(res, name)[2], curve(ref, name)[2])
+				}
+			}
+		}
+		t.Logf("%s: loss %v, loss_u %v, ood size %v, metrics %v, %.1fs", v.Name, points(res, "loss"), points(res, "loss_u"), points(res, "ood_set_size"), res.Metrics, res.Seconds)
+	}
+	// w/o P trains L^l (+ contrastive) only after warm-up: its cycle losses
+	// differ from the full method's, which adds L^u.
+	if curve(runs["ugnn-wo-p"], "loss")[3] == curve(ref, "loss")[3] {
+		t.Error("ugnn-wo-p and ugnn have the same loss after the warm-up")
+	}
+}
+
+// TestWarmupCache: with Runner.CacheDir set, ugnn trains the warm-up and
+// stores it; ugnn-wo-up with the same seed restores it (its warm-up points
+// carry warmup_cached = 1 and equal the first run's losses), and runs on
+// exactly as an uncached ugnn-wo-up does; another seed misses the cache.
+// The cache entry must also be complete on disk (the checkpoint and the
+// curves, no temporary directory left).
+func TestWarmupCache(t *testing.T) {
+	dir, _, _ := letterHigh(t)
+	r := &suite.Runner{DataDir: dir, Backend: "go", CacheDir: t.TempDir()}
+	first := runSpec(t, r, "ugnn", 0, tinyParams())
+	if c := curve(first, "warmup_cached"); len(c) != 0 {
+		t.Fatalf("first run: warmup_cached %v on an empty cache", c)
+	}
+	entries, err := filepath.Glob(filepath.Join(r.CacheDir, "ugnn-warmup", "*"))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("cache holds %v (%v), want one warm-up entry", entries, err)
+	}
+	if _, err := os.Stat(filepath.Join(entries[0], "curves.json")); err != nil {
+		t.Errorf("cache entry without curves: %v", err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(r.CacheDir, "ugnn-warmup", ".tmp-*")); len(tmp) != 0 {
+		t.Errorf("temporary directories left: %v", tmp)
+	}
+	second := runSpec(t, r, "ugnn-wo-up", 0, tinyParams())
+	cached := curve(second, "warmup_cached")
+	if len(cached) != 2 || cached[1] != 1 || cached[2] != 1 {
+		t.Fatalf("second run: warmup_cached %v, want 1 at epochs 1 and 2 only", cached)
+	}
+	for _, name := range []string{"loss", "loss_ce"} {
+		a, b := curve(first, name), curve(second, name)
+		for ep := 1; ep <= 2; ep++ {
+			if a[ep] != b[ep] {
+				t.Errorf("%s at warm-up epoch %d: %v cached, %v trained", name, ep, b[ep], a[ep])
+			}
+		}
+	}
+	// w/o P shares the warm-up key and is the cheapest variant to run.
+	other := runSpec(t, r, "ugnn-wo-p", 1, tinyParams())
+	if c := curve(other, "warmup_cached"); len(c) != 0 {
+		t.Errorf("seed 1 hit the seed-0 cache: warmup_cached %v", c)
+	}
+	if curve(other, "loss")[1] == curve(first, "loss")[1] {
+		t.Errorf("seed 1 warm-up loss equals seed 0's (%v)", curve(first, "loss")[1])
+	}
+	// The restored checkpoint carries the whole training state (weights,
+	// Adam moments, RNG): the rest of the run is the uncached run's.
+	runs, err := tinyRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := runs["ugnn-wo-up"]
+	for _, name := range []string{"loss", "loss_u", "ood_set_size", "ood_set_precision"} {
+		a, b := points(plain, name), points(second, name)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: cached run %v, uncached %v", name, b, a)
+		}
+	}
+	if !reflect.DeepEqual(plain.Metrics, second.Metrics) {
+		t.Errorf("metrics: cached run %v, uncached %v", second.Metrics, plain.Metrics)
+	}
+}
+
+type nopLog struct{}
+
+func (nopLog) Epoch(int, int, map[string]float64) {}
+
+// letterTask builds suite.Tasks on real Letter-high (low ratio, seed 0,
+// PROTOCOL split) without the runner, to call a run's steps directly.
+type letterTask struct {
+	ds                   *datasets.Dataset
+	split                *datasets.Split
+	ratio                float64
+	numKnown, numUnknown int
+	unlabelled           map[int]bool
+}
+
+func newLetterTask(t *testing.T) *letterTask {
+	t.Helper()
+	_, _, ratio := letterHigh(t)
+	ds := datasetstest.Load(t, "Letter-high")
+	info, _ := datasets.LookupInfo("Letter-high")
+	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{Known: info.Known, Ratio: ratio, Seed: 0, ClassSplit: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt := &letterTask{ds: ds, split: split, ratio: ratio, numKnown: len(split.KnownClasses), unlabelled: map[int]bool{}}
+	for _, g := range split.Unlabelled {
+		lt.unlabelled[g] = true
+		if split.KnownIndex(ds.Labels[g]) < 0 {
+			lt.numUnknown++
+		}
+	}
+	return lt
+}
+
+// params: the defaults with the tiny budget, one subgraph, cycles cycles.
+func (lt *letterTask) params(cycles int) suite.Params {
+	p := method{Variants[0]}.Defaults()
+	for k, v := range tinyParams() {
+		p[k] = v
+	}
+	p["cycles"], p["subgraphs"] = cycles, 1
+	return p
+}
+
+// task is a Task with the protocol's alpha whose reported OOD sets are
+// appended to reported.
+func (lt *letterTask) task(params suite.Params, alpha float64, reported *[][]int) *suite.Task {
+	return &suite.Task{
+		Graphs: lt.ds.Graphs, FeatureDim: lt.ds.FeatureDim, NumKnown: lt.numKnown,
+		Labelled: lt.split.Labelled, Labels: lt.split.LabelledY, Unlabelled: lt.split.Unlabelled, Eval: lt.split.Unlabelled,
+		Params: params, Seed: 0, Device: "cpu", Backend: "go", Log: nopLog{}, Dataset: "Letter-high",
+		Ratio: lt.ratio, NumUnknown: lt.numUnknown, Alpha: alpha,
+		ReportOODSet: func(_ int, graphs []int) { *reported = append(*reported, graphs) },
+	}
+}
+
+// TestCurriculumFollowsProtocolAlpha: a grid run with the protocol's OOD
+// multiplier α = 1.4 (`bench grid --alpha 1.4`, the paper's sensitivity
+// study: "instead of choosing top K samples, we select top αK") should
+// make UGNN's last-cycle OOD set hold ⌈1.4·K⌉ graphs.
+func TestCurriculumFollowsProtocolAlpha(t *testing.T) {
+	lt := newLetterTask(t)
+	params := lt.params(1)
+	cfg, err := configFrom(params, lt.numKnown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reported [][]int
+	r, err := newRun(lt.task(params, 1.4, &reported), cfg, Variants[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.net.close()
+	if _, err := r.cycleStart(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if want := int(math.Ceil(1.4 * float64(lt.numUnknown))); len(reported[0]) != want {
+		t.Errorf("protocol α 1.4, K %d: OOD set of %d graphs, want %d", lt.numUnknown, len(reported[0]), want)
+	}
+}
+
+// TestCycleStartPrototypes: on real Letter-high with an untrained network
+// (same seed, so the same weights for every variant), cycle 1 of 1 builds
+// C + R = 13 unit prototypes for ugnn, the same first C for w/o UP, the
+// same last R for w/o KP, none for w/o P; all subgraph variants report the
+// same OOD set of ⌈αK⌉ unlabelled graphs, and w/o S another one of the
+// same size.
+func TestCycleStartPrototypes(t *testing.T) {
+	lt := newLetterTask(t)
+	numUnknown, unlabelled := lt.numUnknown, lt.unlabelled
+	params := lt.params(1)
+	cfg, err := configFrom(params, lt.numKnown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const C, R, D = 10, 3, 32
+	protos := map[string][][]float32{}
+	oodSets := map[string][]int{}
+	for _, v := range Variants {
+		var reported [][]int
+		task := lt.task(params, 1, &reported)
+		r, err := newRun(task, cfg, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := r.cycleStart(context.Background(), 1)
+		r.net.close()
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		if len(reported) != 1 {
+			t.Fatalf("%s: reported %d OOD sets, want 1", v.Name, len(reported))
+		}
+		if len(reported[0]) != numUnknown {
+			t.Errorf("%s: OOD set of %d graphs, want ⌈αK⌉ = %d", v.Name, len(reported[0]), numUnknown)
+		}
+		for _, g := range reported[0] {
+			if !unlabelled[g] {
+				t.Fatalf("%s: OOD set holds graph %d, not unlabelled", v.Name, g)
+			}
+		}
+		protos[v.Name], oodSets[v.Name] = p, reported[0]
+		for i, h := range p {
+			var n float64
+			for _, x := range h {
+				n += float64(x) * float64(x)
+			}
+			if len(h) != D || !near(n, 1, 1e-4) {
+				t.Errorf("%s: prototype %d has dimension %d and squared norm %v, want %d and 1", v.Name, i, len(h), n, D)
+			}
+		}
+	}
+	wantLen := map[string]int{"ugnn": C + R, "ugnn-wo-s": C + R, "ugnn-wo-p": 0, "ugnn-wo-kp": R, "ugnn-wo-up": C}
+	for name, n := range wantLen {
+		if len(protos[name]) != n {
+			t.Errorf("%s: %d prototypes, want %d", name, len(protos[name]), n)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	full := protos["ugnn"]
+	if !reflect.DeepEqual(protos["ugnn-wo-up"], full[:C]) {
+		t.Error("w/o UP's known prototypes differ from ugnn's")
+	}
+	if !reflect.DeepEqual(protos["ugnn-wo-kp"], full[C:]) {
+		t.Error("w/o KP's unknown prototypes differ from ugnn's")
+	}
+	for _, name := range []string{"ugnn-wo-p", "ugnn-wo-kp", "ugnn-wo-up"} {
+		if !reflect.DeepEqual(oodSets[name], oodSets["ugnn"]) {
+			t.Errorf("%s selected another OOD set than ugnn", name)
+		}
+	}
+	if reflect.DeepEqual(oodSets["ugnn-wo-s"], oodSets["ugnn"]) {
+		t.Error("w/o S selected the same OOD set as the subgraph detector")
+	}
+	// w/o S's unknown prototypes come from its own OOD set, its known
+	// prototypes are ugnn's.
+	if !reflect.DeepEqual(protos["ugnn-wo-s"][:C], full[:C]) {
+		t.Error("w/o S's known prototypes differ from ugnn's")
+	}
+}
+
+// TestUGNNLetterHigh runs ugnn end to end through the suite's runner on
+// real Letter-high (low ratio, seed 0) with a small budget: every metric is
+// present, finite and in [0, 1], and the losses are finite.
+func TestUGNNLetterHigh(t *testing.T) {
+	dir, _, _ := letterHigh(t)
+	r := &suite.Runner{DataDir: dir, Backend: "go"}
+	// 10 warm-up epochs, then 2 cycles of 3 semi-supervised epochs.
+	p := suite.Params{"epochs": 16, "warmup_epochs": 10, "cycles": 2, "hidden": 32, "batch_size": 64}
+	res := runSpec(t, r, "ugnn", 0, p)
+	loss := points(res, "loss")
+	if len(loss) != 16 {
+		t.Fatalf("logged %d loss points, want 16", len(loss))
+	}
+	for _, name := range []string{"loss", "loss_ce", "loss_u"} {
+		for _, x := range points(res, name) {
+			if !finite(x) || x < 0 {
+				t.Fatalf("%s curve %v", name, points(res, name))
+			}
+		}
+	}
+	if len(points(res, "loss_u")) != 6 {
+		t.Errorf("%d loss_u points, want 6", len(points(res, "loss_u")))
+	}
+	if !(loss[9] < loss[0]) {
+		t.Errorf("warm-up loss did not fall: %v", loss[:10])
+	}
+	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC} {
+		v, ok := res.Metrics[m]
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1 {
+			t.Errorf("%s = %v (present %v), want in [0, 1]", m, v, ok)
+		}
+	}
+	t.Logf("loss %v, ood size %v, metrics %v, %.1fs", loss, points(res, "ood_set_size"), res.Metrics, res.Seconds)
+}
