@@ -28,6 +28,9 @@ type GridConfig struct {
 	Epochs int
 	// Protocol is the evaluation protocol of every run.
 	Protocol Protocol
+	// Alphas, if non-empty, sweeps the protocol's OOD multiplier α (the
+	// paper's sensitivity study, 0.8–1.4) instead of Protocol.Alpha.
+	Alphas []float64
 }
 
 // ParseSeeds parses "0,1,2", "0-4" or a mix ("0-2,7") into seeds, in order,
@@ -82,7 +85,7 @@ func ParseSets(flags []string) (map[string][]string, error) {
 }
 
 // Expand turns the grid into run specs, in the order dataset, ratio,
-// method, swept parameters, seed. Errors name the offending method,
+// method, swept parameters, α, seed. Errors name the offending method,
 // dataset, ratio or --set key.
 func Expand(cfg GridConfig) ([]RunSpec, error) {
 	methods, err := resolveMethods(cfg.Methods)
@@ -101,6 +104,15 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 			return nil, err
 		}
 	}
+	alphas := cfg.Alphas
+	for _, a := range alphas {
+		if !(a > 0) {
+			return nil, fmt.Errorf("--alpha %g: must be > 0", a)
+		}
+	}
+	if len(alphas) == 0 {
+		alphas = []float64{cfg.Protocol.Alpha}
+	}
 	var specs []RunSpec
 	for _, ds := range cfg.Datasets {
 		for _, r := range cfg.Ratios {
@@ -110,11 +122,15 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 			}
 			for i, m := range methods {
 				for _, p := range paramSets[i] {
-					for _, seed := range cfg.Seeds {
-						specs = append(specs, RunSpec{
-							Method: m.Name(), Dataset: ds, RatioName: name, Ratio: ratio,
-							Seed: seed, Params: p.Clone(), Protocol: cfg.Protocol,
-						})
+					for _, a := range alphas {
+						proto := cfg.Protocol
+						proto.Alpha = a
+						for _, seed := range cfg.Seeds {
+							specs = append(specs, RunSpec{
+								Method: m.Name(), Dataset: ds, RatioName: name, Ratio: ratio,
+								Seed: seed, Params: p.Clone(), Protocol: proto,
+							})
+						}
 					}
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -130,8 +132,27 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	queue := make(chan RunSpec)
 	results := make(chan error, len(todo))
 	g, gctx := errgroup.WithContext(context.Background())
-	// stopped: Ctrl-C, or a store error in another slot.
-	stopped := func() bool { return ctx.Err() != nil || gctx.Err() != nil }
+	// stopped: Ctrl-C, or a store error in a slot (flagged at once, before
+	// the errgroup cancels gctx, so no other slot starts a run meanwhile).
+	var storeFailed atomic.Bool
+	stopped := func() bool { return ctx.Err() != nil || gctx.Err() != nil || storeFailed.Load() }
+	// start records a run as started unless the grid has stopped. Starts
+	// are serialised (they are SQLite writes anyway), so none can slip in
+	// after a failed one.
+	var startMu sync.Mutex
+	start := func(sp RunSpec, device string) (id int64, ok bool, err error) {
+		startMu.Lock()
+		defer startMu.Unlock()
+		if stopped() {
+			return 0, false, nil
+		}
+		id, err = s.Store.Start(sp, device)
+		if err != nil {
+			storeFailed.Store(true)
+			return 0, false, fmt.Errorf("store: start %s: %w", sp, err)
+		}
+		return id, true, nil
+	}
 	g.Go(func() error {
 		defer close(queue)
 		for _, sp := range todo {
@@ -151,11 +172,16 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	for _, slot := range s.Slots {
 		g.Go(func() error {
 			for sp := range queue {
-				if stopped() { // the feeder may have handed sp out as we stopped
+				id, ok, err := start(sp, slot.Device)
+				if err != nil {
+					return err
+				}
+				if !ok { // stopped: drain what the feeder handed out
 					continue
 				}
-				runErr, storeErr := s.runOne(ctx, sp, slot)
+				runErr, storeErr := s.runOne(ctx, id, sp, slot)
 				if storeErr != nil {
+					storeFailed.Store(true)
 					return storeErr
 				}
 				results <- runErr
@@ -185,13 +211,9 @@ func isInterrupt(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ctx.Err()))
 }
 
-// runOne executes one spec; it returns the run's own error (recorded) and
-// any store error (fatal for the grid).
-func (s *Scheduler) runOne(ctx context.Context, sp RunSpec, slot Slot) (runErr, storeErr error) {
-	id, err := s.Store.Start(sp, slot.Device)
-	if err != nil {
-		return nil, fmt.Errorf("store: start %s: %w", sp, err)
-	}
+// runOne executes one started spec (run id); it returns the run's own
+// error (recorded) and any store error (fatal for the grid).
+func (s *Scheduler) runOne(ctx context.Context, id int64, sp RunSpec, slot Slot) (runErr, storeErr error) {
 	if s.Observer != nil {
 		s.Observer.RunStart(sp, slot.String())
 	}

@@ -32,7 +32,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
 	devices := fs.String("devices", "cpu:1", "device slots: cpu:N (N concurrent runs) or cuda:0,cuda:1")
 	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
-	alpha := fs.Float64("alpha", 1, "OOD multiplier: the ceil(alpha*K) highest unknown scores are declared unknown")
+	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
 	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
 	testFrac := fs.Float64("test-frac", 0, "held-out test fraction scored as test_* metrics (0 = transductive only)")
 	dryRun := fs.Bool("dry-run", false, "list the run specs (and whether each is already finished) without running")
@@ -54,13 +54,11 @@ func runGrid(args []string, stdout io.Writer) error {
 	if *classSplit != datasets.ClassSplitFirst && *classSplit != datasets.ClassSplitRandom {
 		return fmt.Errorf("--class-split %q: want first or random", *classSplit)
 	}
-	if !(*alpha > 0) {
-		return fmt.Errorf("--alpha %g: must be > 0", *alpha)
-	}
 	specs, err := suite.Expand(suite.GridConfig{
 		Methods: *methods, Datasets: *dsets, Ratios: *ratios, Seeds: seedList,
 		Sets: setMap, Epochs: *epochs,
-		Protocol: suite.Protocol{ClassSplit: *classSplit, TestFrac: *testFrac, Alpha: *alpha},
+		Protocol: suite.Protocol{ClassSplit: *classSplit, TestFrac: *testFrac, Alpha: 1},
+		Alphas:   *alpha,
 	})
 	if err != nil {
 		return err
