@@ -41,16 +41,20 @@ func protocolTask(tb testing.TB, name, ratio string, params suite.Params) *suite
 // COIL-DEL's low-ratio labelled set (1,600 graphs, 7 steps), with random
 // (default) and size-bucketed batching.
 func BenchmarkTrainEpochCOILDEL(b *testing.B) {
-	for _, batching := range []Batching{BatchingRandom, BatchingSize} {
-		b.Run(string(batching), func(b *testing.B) { benchTrainEpoch(b, "COIL-DEL", batching) })
+	for _, c := range []struct {
+		name     string
+		batching Batching
+		chunks   int
+	}{{"random", BatchingRandom, 1}, {"random-chunks3", BatchingRandom, 3}, {"size", BatchingSize, 1}} {
+		b.Run(c.name, func(b *testing.B) { benchTrainEpoch(b, "COIL-DEL", c.batching, c.chunks) })
 	}
 }
 
-func benchTrainEpoch(b *testing.B, dataset string, batching Batching) {
+func benchTrainEpoch(b *testing.B, dataset string, batching Batching, chunks int) {
 	task := protocolTask(b, dataset, "low", nil)
 	c, err := NewClassifier(task, SupervisedConfig{
 		Encoder: EncoderConfig{Conv: ConvGIN, Hidden: 128, LayersPerStage: 2, PoolRatio: 0.8},
-		Epochs:  1, BatchSize: 256, LR: 1e-3, Batching: batching,
+		Epochs:  1, BatchSize: 256, LR: 1e-3, Batching: batching, Chunks: chunks,
 	})
 	if err != nil {
 		b.Fatal(err)

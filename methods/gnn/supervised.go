@@ -28,6 +28,10 @@ type SupervisedConfig struct {
 	// Batching is how an epoch is cut into batches: BatchingRandom
 	// (default, also for "") or BatchingSize.
 	Batching Batching
+	// Chunks splits every batch into at most this many size-sorted chunks
+	// padded separately (SizeChunks); the gradient is unchanged, the
+	// padding shrinks. 0 or 1: no split.
+	Chunks int
 }
 
 // Batching names an epoch's batching strategy.
@@ -99,10 +103,15 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	}
 	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim)
 	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
+	// Inputs: 5 per chunk (x, adj, mask, labels, weight).
 	c.train, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
 		c.store.SetTraining(in[0].Graph(), true)
-		logits := c.logits(scope, in[0], in[1], in[2])
-		loss := MaskedCrossEntropy(logits, in[3], in[4])
+		var logits, labels, weights []*Node
+		for s := 0; s+4 < len(in); s += 5 {
+			logits = append(logits, c.logits(scope, in[s], in[s+1], in[s+2]))
+			labels, weights = append(labels, in[s+3]), append(weights, in[s+4])
+		}
+		loss := ChunkedCrossEntropy(logits, labels, weights)
 		opt.UpdateGraph(scope, in[0].Graph(), loss)
 		return []*Node{loss}
 	})
@@ -127,8 +136,8 @@ func (c *Classifier) Close() {
 }
 
 func (c *Classifier) logits(scope *model.Scope, x, adj, mask *Node) *Node {
-	z := Encode(scope.In("encoder"), c.cfg.Encoder, x, adj, mask)
-	return MLP(scope.In("head"), z, c.cfg.Encoder.Hidden, c.classes)
+	z := Encode(scope.At("encoder"), c.cfg.Encoder, x, adj, mask) // At: one step encodes several chunks
+	return MLP(scope.At("head"), z, c.cfg.Encoder.Hidden, c.classes)
 }
 
 // TrainEpoch runs one epoch over the labelled graphs (shuffled by rng) and
@@ -147,13 +156,17 @@ func (c *Classifier) TrainEpoch(ctx context.Context, rng *rand.Rand) (float64, e
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		b := NewBatch(c.task.Graphs, c.features, idx, c.cfg.BatchSize)
-		y := make([]int32, b.B)
-		for s, g := range idx {
-			y[s] = labelOf[g]
+		var args []any
+		for _, chunk := range SizeChunks(c.task.Graphs, idx, c.cfg.Chunks) {
+			b := NewBatch(c.task.Graphs, c.features, chunk, c.cfg.BatchSize)
+			y := make([]int32, b.B)
+			for s, g := range chunk {
+				y[s] = labelOf[g]
+			}
+			x, a, m := b.Tensors()
+			args = append(args, x, a, m, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
 		}
-		x, a, m := b.Tensors()
-		out, err := c.train.Exec(x, a, m, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
+		out, err := c.train.Exec(args...)
 		if err != nil {
 			return 0, fmt.Errorf("train step: %w", err)
 		}
