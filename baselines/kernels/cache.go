@@ -1,16 +1,21 @@
 package kernels
 
 import (
+	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/suite"
 )
 
-// featureKey identifies a WL feature map: it depends only on the graphs and
-// h, never on the split (ratio, seed).
+// featureKey identifies a feature map: the kernel, every one of its
+// feature-map parameters and the graphs, never the split (ratio, seed) or
+// the classifier's parameters.
 type featureKey struct {
 	dataset     string
-	iterations  int
+	kernel      string
+	params      string // canonical JSON of the feature-map parameters
 	graphs      int
 	nodes       int
 	edges       int
@@ -24,32 +29,44 @@ type featureEntry struct {
 	err  error
 }
 
-// FeatureCache memoises WL feature maps in process, keyed by (dataset name,
-// iterations, a fingerprint of the graphs), so that the runs of a grid over
-// ratios and seeds share one computation, even when they start at the same
-// time. The zero value is not usable; see NewFeatureCache.
+// FeatureCache memoises feature maps in process, keyed by (dataset name,
+// kernel name, all of the kernel's feature-map parameters, a fingerprint of
+// the graphs), so that the runs of a grid over ratios and seeds share one
+// computation per kernel and parameter setting, even when they start at the
+// same time, and any change of a feature-map parameter computes a new map.
+// Entries are never evicted: a process holds every map it has computed.
+// The zero value is not usable; see NewFeatureCache.
 type FeatureCache struct {
-	compute func([]datasets.Graph, int) (*FeatureMap, error)
-
 	mu      sync.Mutex
 	entries map[featureKey]*featureEntry
 }
 
-// NewFeatureCache returns an empty cache that computes missing maps with
-// compute (WLFeatures in production; tests pass a counting wrapper).
-func NewFeatureCache(compute func([]datasets.Graph, int) (*FeatureMap, error)) *FeatureCache {
-	return &FeatureCache{compute: compute, entries: map[featureKey]*featureEntry{}}
+// NewFeatureCache returns an empty cache.
+func NewFeatureCache() *FeatureCache {
+	return &FeatureCache{entries: map[featureKey]*featureEntry{}}
 }
 
-// defaultCache is the process-wide cache the wl method uses.
-var defaultCache = NewFeatureCache(WLFeatures)
+// defaultCache is the process-wide cache of the wl, sp and graphlet methods.
+var defaultCache = NewFeatureCache()
 
-// Get returns the WL feature map of graphs (named dataset) with h =
-// iterations, computing it on the first request for that key; concurrent
-// requests for the same key wait for that one computation. Errors are
-// cached too.
-func (c *FeatureCache) Get(dataset string, graphs []datasets.Graph, iterations int) (*FeatureMap, error) {
-	key := graphsKey(dataset, graphs, iterations)
+// Get returns kernel k's feature map of graphs (named dataset) with the
+// feature-map parameters (the names in k.Params) taken from params; other
+// names in params are ignored and do not change the key. The map is
+// computed on the first request for its key; concurrent requests for the
+// same key wait for that one computation. Errors are cached too. k.Compute
+// receives only the feature-map parameters, so a feature map cannot depend
+// on a parameter that is not part of its key.
+func (c *FeatureCache) Get(dataset string, graphs []datasets.Graph, k *FeatureKernel, params suite.Params) (*FeatureMap, error) {
+	fp, err := k.featureParams(params)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := json.Marshal(fp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: feature-map parameters: %w", k.Name, err)
+	}
+	key := graphsKey(dataset, graphs)
+	key.kernel, key.params = k.Name, string(canon)
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	if !ok {
@@ -57,7 +74,7 @@ func (c *FeatureCache) Get(dataset string, graphs []datasets.Graph, iterations i
 		c.entries[key] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.fm, e.err = c.compute(graphs, iterations) })
+	e.once.Do(func() { e.fm, e.err = k.Compute(graphs, fp) })
 	return e.fm, e.err
 }
 
@@ -68,12 +85,12 @@ func (c *FeatureCache) Len() int {
 	return len(c.entries)
 }
 
-// graphsKey builds the cache key: counts plus a 64-bit hash of every
-// graph's nodes, edges and node labels. Hashing is O(total size) but cheap
-// next to the feature map itself, and it tells apart different graph lists
-// under the same dataset name (as in tests).
-func graphsKey(dataset string, graphs []datasets.Graph, iterations int) featureKey {
-	k := featureKey{dataset: dataset, iterations: iterations, graphs: len(graphs)}
+// graphsKey builds the graph part of the cache key: counts plus a 64-bit
+// hash of every graph's nodes, edges and node labels. Hashing is O(total
+// size) but cheap next to the feature map itself, and it tells apart
+// different graph lists under the same dataset name (as in tests).
+func graphsKey(dataset string, graphs []datasets.Graph) featureKey {
+	k := featureKey{dataset: dataset, graphs: len(graphs)}
 	h := uint64(14695981039346656037)
 	mix := func(v uint64) {
 		h ^= v

@@ -5,14 +5,169 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/suite"
 )
 
-func init() { suite.Register(WL{}) }
+func init() {
+	suite.Register(WL{})
+	suite.Register(SP{})
+	suite.Register(Graphlet{})
+}
+
+// FeatureKernel is a graph kernel given by its explicit feature map: the
+// part of a kernel + SVM method that differs between wl, sp and graphlet.
+// The rest (normalisation, the one-vs-rest SVM, the unknown score and the
+// feature cache) is shared; see FitKernel.
+type FeatureKernel struct {
+	// Name is the method's registry name: the prefix of its errors and
+	// part of the feature cache key.
+	Name string
+	// Params are the feature-map hyper-parameters with their defaults.
+	// All of them are part of the feature cache key, and Compute receives
+	// exactly these names.
+	Params suite.Params
+	// Check validates the feature-map parameters before anything is
+	// computed; nil accepts any values.
+	Check func(p suite.Params) error
+	// Compute computes the feature map of graphs; p holds the names of
+	// Params, with the task's values.
+	Compute func(graphs []datasets.Graph, p suite.Params) (*FeatureMap, error)
+}
+
+// Defaults returns the kernel's feature-map parameters plus the shared
+// classifier parameters norm = "l2" and C = 1.
+func (k *FeatureKernel) Defaults() suite.Params {
+	p := k.Params.Clone()
+	p["norm"] = "l2"
+	p["C"] = 1.0
+	return p
+}
+
+// featureParams picks the feature-map parameters out of params.
+func (k *FeatureKernel) featureParams(params suite.Params) (suite.Params, error) {
+	fp := make(suite.Params, len(k.Params))
+	for name := range k.Params {
+		v, ok := params[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: parameter %q not set", k.Name, name)
+		}
+		fp[name] = v
+	}
+	return fp, nil
+}
+
+// FitKernel is the shared Fit of the kernel methods: it computes (or reuses
+// from cache) kernel k's feature map of all task graphs, normalises the
+// rows (parameter "norm": "l2", "l1" or "none"), trains a one-vs-rest
+// linear SVM (TrainOneVsRest with DefaultSVMConfig and cost "C") on
+// task.Labelled and predicts task.Eval: the class is the argmax decision
+// value and the unknown score minus the max decision value (PROTOCOL §3).
+// It validates every parameter and the task before any work. The feature
+// map is computed without ctx (it is shared by concurrent runs through the
+// cache); ctx is checked before and after it and during SVM training.
+func FitKernel(ctx context.Context, task *suite.Task, k *FeatureKernel, cache *FeatureCache) (*suite.Predictions, error) {
+	fp, err := k.featureParams(task.Params)
+	if err != nil {
+		return nil, err
+	}
+	if k.Check != nil {
+		if err := k.Check(fp); err != nil {
+			return nil, fmt.Errorf("%s: %w", k.Name, err)
+		}
+	}
+	norm := task.Params.Str("norm")
+	cost := task.Params.Float("C")
+	if !(cost > 0) || math.IsInf(cost, 0) {
+		return nil, fmt.Errorf("%s: C must be positive and finite, got %v", k.Name, cost)
+	}
+	if _, err := Normalize(nil, norm); err != nil {
+		return nil, fmt.Errorf("%s: %w", k.Name, err)
+	}
+	if task.NumKnown < 1 {
+		return nil, fmt.Errorf("%s: need at least one known class, got %d", k.Name, task.NumKnown)
+	}
+	if len(task.Labelled) != len(task.Labels) {
+		return nil, fmt.Errorf("%s: %d labelled graphs but %d labels", k.Name, len(task.Labelled), len(task.Labels))
+	}
+	if len(task.Labelled) == 0 {
+		return nil, fmt.Errorf("%s: no labelled graphs", k.Name)
+	}
+	for _, idx := range [][]int{task.Labelled, task.Eval} {
+		for _, g := range idx {
+			if g < 0 || g >= len(task.Graphs) {
+				return nil, fmt.Errorf("%s: graph index %d out of range [0, %d)", k.Name, g, len(task.Graphs))
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	fm, err := cache.Get(task.Dataset, task.Graphs, k, fp)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pick := func(idx []int) []SparseVector {
+		rows := make([]SparseVector, len(idx))
+		for i, g := range idx {
+			rows[i] = fm.Rows[g]
+		}
+		return rows
+	}
+	train, err := Normalize(pick(task.Labelled), norm)
+	if err != nil {
+		return nil, err
+	}
+	eval, err := Normalize(pick(task.Eval), norm)
+	if err != nil {
+		return nil, err
+	}
+
+	train, eval, dim := restrictToTrainFeatures(train, eval, fm.Dim)
+
+	cfg := DefaultSVMConfig()
+	cfg.C = cost
+	model, err := TrainOneVsRest(ctx, train, task.Labels, task.NumKnown, dim, cfg, task.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k.Name, err)
+	}
+	pred := &suite.Predictions{
+		Class:        make([]int, len(eval)),
+		UnknownScore: make([]float64, len(eval)),
+	}
+	for i, x := range eval {
+		c, d := model.Predict(x)
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, fmt.Errorf("%s: non-finite decision value for graph %d", k.Name, task.Eval[i])
+		}
+		pred.Class[i] = c
+		pred.UnknownScore[i] = -d
+	}
+	return pred, nil
+}
 
 // maxIterations bounds the "iterations" hyper-parameter: past a few dozen
 // iterations WL labels are unique per node and further ones only cost time.
 const maxIterations = 50
+
+// wlKernel is the WL subtree feature map with parameter "iterations" (h).
+var wlKernel = &FeatureKernel{
+	Name:   "wl",
+	Params: suite.Params{"iterations": 5},
+	Check: func(p suite.Params) error {
+		if h := p.Int("iterations"); h < 0 || h > maxIterations {
+			return fmt.Errorf("iterations must be in [0, %d], got %d", maxIterations, h)
+		}
+		return nil
+	},
+	Compute: func(graphs []datasets.Graph, p suite.Params) (*FeatureMap, error) {
+		return WLFeatures(graphs, p.Int("iterations"))
+	},
+}
 
 // WL is the paper's "WL Kernel" baseline: Weisfeiler-Lehman subtree features
 // (Shervashidze et al., JMLR 2011; see WLFeatures) normalised per graph,
@@ -40,94 +195,12 @@ func (WL) Doc() string {
 }
 
 // Defaults returns iterations=5, norm=l2, C=1.0.
-func (WL) Defaults() suite.Params {
-	return suite.Params{"iterations": 5, "norm": "l2", "C": 1.0}
-}
+func (WL) Defaults() suite.Params { return wlKernel.Defaults() }
 
 // Fit computes (or reuses) the WL feature map of all task graphs, trains
 // the one-vs-rest SVM on task.Labelled and predicts task.Eval.
 func (WL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
-	return fitWL(ctx, task, defaultCache)
-}
-
-// fitWL is Fit with an explicit feature cache, for tests.
-func fitWL(ctx context.Context, task *suite.Task, cache *FeatureCache) (*suite.Predictions, error) {
-	h := task.Params.Int("iterations")
-	norm := task.Params.Str("norm")
-	cost := task.Params.Float("C")
-	if h < 0 || h > maxIterations {
-		return nil, fmt.Errorf("wl: iterations must be in [0, %d], got %d", maxIterations, h)
-	}
-	if !(cost > 0) || math.IsInf(cost, 0) {
-		return nil, fmt.Errorf("wl: C must be positive and finite, got %v", cost)
-	}
-	if _, err := Normalize(nil, norm); err != nil {
-		return nil, fmt.Errorf("wl: %w", err)
-	}
-	if task.NumKnown < 1 {
-		return nil, fmt.Errorf("wl: need at least one known class, got %d", task.NumKnown)
-	}
-	if len(task.Labelled) != len(task.Labels) {
-		return nil, fmt.Errorf("wl: %d labelled graphs but %d labels", len(task.Labelled), len(task.Labels))
-	}
-	if len(task.Labelled) == 0 {
-		return nil, fmt.Errorf("wl: no labelled graphs")
-	}
-	for _, idx := range [][]int{task.Labelled, task.Eval} {
-		for _, g := range idx {
-			if g < 0 || g >= len(task.Graphs) {
-				return nil, fmt.Errorf("wl: graph index %d out of range [0, %d)", g, len(task.Graphs))
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	fm, err := cache.Get(task.Dataset, task.Graphs, h)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	pick := func(idx []int) []SparseVector {
-		rows := make([]SparseVector, len(idx))
-		for k, g := range idx {
-			rows[k] = fm.Rows[g]
-		}
-		return rows
-	}
-	train, err := Normalize(pick(task.Labelled), norm)
-	if err != nil {
-		return nil, err
-	}
-	eval, err := Normalize(pick(task.Eval), norm)
-	if err != nil {
-		return nil, err
-	}
-
-	train, eval, dim := restrictToTrainFeatures(train, eval, fm.Dim)
-
-	cfg := DefaultSVMConfig()
-	cfg.C = cost
-	model, err := TrainOneVsRest(ctx, train, task.Labels, task.NumKnown, dim, cfg, task.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("wl: %w", err)
-	}
-	pred := &suite.Predictions{
-		Class:        make([]int, len(eval)),
-		UnknownScore: make([]float64, len(eval)),
-	}
-	for k, x := range eval {
-		c, d := model.Predict(x)
-		if math.IsNaN(d) || math.IsInf(d, 0) {
-			return nil, fmt.Errorf("wl: non-finite decision value for graph %d", task.Eval[k])
-		}
-		pred.Class[k] = c
-		pred.UnknownScore[k] = -d
-	}
-	return pred, nil
+	return FitKernel(ctx, task, wlKernel, defaultCache)
 }
 
 // restrictToTrainFeatures renumbers the features that occur in some

@@ -1,8 +1,11 @@
-// Package kernels holds the graph-kernel baselines of ugbench: a graph
-// kernel's explicit feature map followed by a linear SVM trained on the
-// labelled graphs (the paper's "WL Kernel" row of Table 2). The unknown
-// score of a kernel + SVM baseline is minus the largest one-vs-rest decision
-// value (PROTOCOL §3).
+// Package kernels holds the graph-kernel baselines of ugbench (the paper's
+// "WL Kernel", "SP Kernel" and "Graphlet Kernel" rows of Table 2): a graph
+// kernel's explicit feature map (WLFeatures, SPFeatures, GraphletFeatures)
+// followed by a one-vs-rest linear SVM trained on the labelled graphs
+// (FitKernel, shared by the three methods). The unknown score of a kernel +
+// SVM baseline is minus the largest one-vs-rest decision value (PROTOCOL §3).
+// Feature maps depend only on the graphs and the kernel's parameters, so a
+// process computes each once (FeatureCache).
 package kernels
 
 import (
@@ -41,22 +44,36 @@ func (v SparseVector) SquaredNorm() float64 {
 	return s
 }
 
-// FeatureMap is the Weisfeiler-Lehman subtree feature map of a list of
-// graphs: Rows[g] is the concatenation, over iterations 0..Iterations, of
-// the histogram of graph g's node labels at that iteration.
+// FeatureMap is the explicit feature map of a graph kernel over a list of
+// graphs: Rows[g] is graph g's feature vector, and the kernel value of two
+// graphs is the dot product of their rows (before normalisation). For WL,
+// Rows[g] is the concatenation, over iterations 0..Iterations, of the
+// histogram of graph g's node labels at that iteration.
 type FeatureMap struct {
-	// Iterations is h, the number of relabelling iterations.
+	// Kernel names the map: "wl", "sp" or "graphlet".
+	Kernel string
+	// Iterations is h, the number of WL relabelling iterations (0 for
+	// the other kernels).
 	Iterations int
 	// Dim is the total feature dimension: every id in Rows is below it.
 	Dim int
-	// Offsets has length Iterations+2: the features of iteration i are the
-	// ids in [Offsets[i], Offsets[i+1]).
+	// Offsets delimit blocks of features: block i holds the ids in
+	// [Offsets[i], Offsets[i+1]). WL: one block per iteration (length
+	// Iterations+2); graphlet: graphlets of size 3, then of size 4; sp:
+	// a single block.
 	Offsets []int
-	// NodeLabels is true if the initial labels were the graphs' discrete
-	// node labels, false if they were node degrees.
+	// NodeLabels is true if the node labels were the graphs' discrete
+	// node labels, false if they were node degrees (and for graphlets,
+	// which are unlabelled).
 	NodeLabels bool
-	// Rows holds one sparse vector of label counts per graph, in input
-	// order. Rows share backing arrays and must not be modified.
+	// Names holds a readable name of every feature id where the kernel
+	// has few enough features to name them (sp, graphlet), else nil.
+	Names []string
+	// Sampled is the number of graphs whose features were estimated by
+	// sampling rather than computed exactly (graphlet; 0 otherwise).
+	Sampled int
+	// Rows holds one sparse vector per graph, in input order. Rows share
+	// backing arrays and must not be modified.
 	Rows []SparseVector
 }
 
@@ -88,7 +105,7 @@ func wlFeatures(graphs []datasets.Graph, iterations int, hash func([]int32) uint
 	if iterations < 0 || iterations >= math.MaxInt32 {
 		return nil, fmt.Errorf("wl: iterations must be in [0, 2³¹−1), got %d", iterations)
 	}
-	useLabels, err := checkGraphs(graphs)
+	useLabels, err := checkGraphs("wl", graphs)
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +238,7 @@ func wlFeatures(graphs []datasets.Graph, iterations int, hash func([]int32) uint
 		rows[g] = SparseVector{Index: index[a:b:b], Value: value[a:b:b]}
 	}
 	return &FeatureMap{
+		Kernel:     "wl",
 		Iterations: iterations,
 		Dim:        dim,
 		Offsets:    offsets,
@@ -341,35 +359,49 @@ func sortSmall(a []int32) {
 	}
 }
 
-// checkGraphs validates graphs and reports whether they carry node labels.
-func checkGraphs(graphs []datasets.Graph) (useLabels bool, err error) {
+// checkGraphs validates graphs (see checkStructure) and reports whether
+// they carry node labels: either every graph with nodes has NodeLabels, one
+// per node, or none has. Errors are prefixed with kernel.
+func checkGraphs(kernel string, graphs []datasets.Graph) (useLabels bool, err error) {
+	if err := checkStructure(kernel, graphs); err != nil {
+		return false, err
+	}
 	withLabels, withNodes := 0, 0
 	for g := range graphs {
 		gr := &graphs[g]
-		if gr.NumNodes < 0 || len(gr.Src) != len(gr.Dst) {
-			return false, fmt.Errorf("wl: graph %d: malformed (%d nodes, %d sources, %d targets)",
-				g, gr.NumNodes, len(gr.Src), len(gr.Dst))
-		}
-		for e := range gr.Src {
-			if s, d := gr.Src[e], gr.Dst[e]; s < 0 || d < 0 || int(s) >= gr.NumNodes || int(d) >= gr.NumNodes {
-				return false, fmt.Errorf("wl: graph %d: edge %d (%d→%d) out of range for %d nodes", g, e, s, d, gr.NumNodes)
-			}
-		}
 		if gr.NumNodes == 0 {
 			continue
 		}
 		withNodes++
 		if gr.NodeLabels != nil {
 			if len(gr.NodeLabels) != gr.NumNodes {
-				return false, fmt.Errorf("wl: graph %d: %d node labels for %d nodes", g, len(gr.NodeLabels), gr.NumNodes)
+				return false, fmt.Errorf("%s: graph %d: %d node labels for %d nodes", kernel, g, len(gr.NodeLabels), gr.NumNodes)
 			}
 			withLabels++
 		}
 	}
 	if withLabels != 0 && withLabels != withNodes {
-		return false, fmt.Errorf("wl: %d of %d non-empty graphs have node labels; need all or none", withLabels, withNodes)
+		return false, fmt.Errorf("%s: %d of %d non-empty graphs have node labels; need all or none", kernel, withLabels, withNodes)
 	}
 	return withLabels > 0, nil
+}
+
+// checkStructure checks that every graph has a non-negative node count and
+// edges between its nodes; errors are prefixed with kernel.
+func checkStructure(kernel string, graphs []datasets.Graph) error {
+	for g := range graphs {
+		gr := &graphs[g]
+		if gr.NumNodes < 0 || len(gr.Src) != len(gr.Dst) {
+			return fmt.Errorf("%s: graph %d: malformed (%d nodes, %d sources, %d targets)",
+				kernel, g, gr.NumNodes, len(gr.Src), len(gr.Dst))
+		}
+		for e := range gr.Src {
+			if s, d := gr.Src[e], gr.Dst[e]; s < 0 || d < 0 || int(s) >= gr.NumNodes || int(d) >= gr.NumNodes {
+				return fmt.Errorf("%s: graph %d: edge %d (%d→%d) out of range for %d nodes", kernel, g, e, s, d, gr.NumNodes)
+			}
+		}
+	}
+	return nil
 }
 
 // Normalize returns rows scaled to unit norm: norm is "l2" (Euclidean, the
