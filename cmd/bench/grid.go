@@ -84,19 +84,26 @@ func runGrid(args []string, stdout io.Writer) error {
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
 	backendCfg := gnn.BackendConfig(*backend)
+	// Start the backend now: a bad --backend fails before any run, and what
+	// GoMLX prints when it starts comes before the progress bar.
+	if _, err := gnn.NewBackend(backendCfg); err != nil {
+		return fmt.Errorf("--backend: %w", err)
+	}
 	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db)}
 	for _, name := range *dsets { // fail fast on a missing or malformed dataset
 		if _, err := runner.Dataset(name); err != nil {
 			return fmt.Errorf("--datasets %s: %w", name, err)
 		}
 	}
+	prog := newProgress(os.Stderr, *quiet)
 	sched := &suite.Scheduler{
 		Runner:   runner,
 		Store:    runs.Recorder{Store: store, Backend: backendCfg},
 		Slots:    slots,
-		Observer: newProgress(os.Stderr, *quiet),
+		Observer: prog,
 	}
 	sum, err := sched.Run(ctx, specs)
+	prog.Close()
 	fmt.Fprintf(os.Stderr, "grid: %d finished, %d failed, %d interrupted, %d already done (db %s)\n",
 		sum.Finished, sum.Failed, sum.Interrupted, sum.Skipped, *db)
 	switch {

@@ -21,6 +21,7 @@ import (
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
+	useBar  bool
 	bar     *progressbar.ProgressBar
 	done    map[string]int // run → units already added
 	running map[string]string
@@ -33,16 +34,19 @@ const unitsPerRun = 100
 func newProgress(w io.Writer, quiet bool) *progress {
 	p := &progress{w: w, done: map[string]int{}, running: map[string]string{}}
 	if f, ok := w.(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
-		p.bar = progressbar.NewOptions(1,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionFullWidth(),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetRenderBlankState(true),
-		)
+		p.useBar = true
 	}
 	return p
+}
+
+// Close ends the bar's line so that what follows starts on a new one.
+func (p *progress) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
 }
 
 func (p *progress) GridStart(toRun, skipped int) {
@@ -50,8 +54,14 @@ func (p *progress) GridStart(toRun, skipped int) {
 	defer p.mu.Unlock()
 	p.total = toRun
 	fmt.Fprintf(p.w, "grid: %d runs to do, %d already finished\n", toRun, skipped)
-	if p.bar != nil {
-		p.bar.ChangeMax(max(1, toRun*unitsPerRun))
+	if p.useBar && toRun > 0 {
+		p.bar = progressbar.NewOptions(toRun*unitsPerRun,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionSetRenderBlankState(true),
+		)
 	}
 }
 
