@@ -7,6 +7,7 @@ import (
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -25,7 +26,7 @@ func TestGINTopKLetterHigh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := ginTopK{}.Defaults()
+	p := backbone{conv: gnn.ConvGIN, pool: gnn.PoolTopK}.Defaults()
 	// A small budget: 30 epochs of batches of 32 (≈ 300 steps) at lr 0.01.
 	p["epochs"] = 30
 	p["hidden"] = 64

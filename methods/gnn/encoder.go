@@ -10,11 +10,34 @@ import (
 // Conv names a message-passing layer type.
 type Conv string
 
-// ConvGIN is GIN-ε (Xu et al. 2019), the paper's default convolution.
-const ConvGIN Conv = "gin"
+// The convolutions of the paper's Table 2 rows.
+const (
+	// ConvGIN is GIN-ε (Xu et al. 2019), the paper's default convolution.
+	ConvGIN Conv = "gin"
+	// ConvGCN is GCN (Kipf & Welling 2017): GCNConv.
+	ConvGCN Conv = "gcn"
+	// ConvSAGE is GraphSAGE with the mean aggregator (Hamilton et al.
+	// 2017): SAGEConv.
+	ConvSAGE Conv = "sage"
+)
+
+// Pool names the pooling between the two message-passing stages.
+type Pool string
+
+// The poolings of the paper's Table 2 rows.
+const (
+	// PoolTopK is TopK pooling (Gao & Ji 2019; TopKScore + TopKPool), the
+	// paper's default; an empty Pool means PoolTopK.
+	PoolTopK Pool = "topk"
+	// PoolSAG is SAGPool (Lee et al. 2019): SAGPool.
+	PoolSAG Pool = "sag"
+	// PoolASAP is ASAP (Ranjan et al. 2020): ASAPool.
+	PoolASAP Pool = "asap"
+)
 
 // EncoderConfig is the shared backbone of the paper's GNN rows: message
-// passing → TopK pooling (ratio ρ) → message passing → readout mean‖max.
+// passing → pooling (ratio ρ; TopK by default) → message passing → readout
+// mean‖max.
 type EncoderConfig struct {
 	// Conv is the convolution of both stages.
 	Conv Conv
@@ -24,13 +47,29 @@ type EncoderConfig struct {
 	LayersPerStage int
 	// PoolRatio is ρ: pooling keeps ⌈ρn⌉ nodes of an n-node graph.
 	PoolRatio float64
+	// Pool is the pooling between the stages ("" means PoolTopK).
+	Pool Pool
+	// SAGENormalize L2-normalises SAGEConv's outputs (PyG normalize;
+	// default false).
+	SAGENormalize bool
+	// ASAPDropout is ASAP's attention dropout while training.
+	ASAPDropout float64
+	// ASAPEdges bounds the edges of a batch, for the capacity of ASAP's
+	// edge list (ASAPOptions.Edges; NewEdgeBudget of the run's graphs);
+	// nil means N(N−1) per graph. It changes memory and time, never
+	// results, as long as it bounds the batches' edges.
+	ASAPEdges EdgeBudget
 }
 
 // Validate reports a bad configuration, naming the field.
 func (c EncoderConfig) Validate() error {
 	switch {
-	case c.Conv != ConvGIN:
-		return fmt.Errorf("conv %q: unknown (want %q)", c.Conv, ConvGIN)
+	case c.Conv != ConvGIN && c.Conv != ConvGCN && c.Conv != ConvSAGE:
+		return fmt.Errorf("conv %q: unknown (want %q, %q or %q)", c.Conv, ConvGIN, ConvGCN, ConvSAGE)
+	case c.Pool != "" && c.Pool != PoolTopK && c.Pool != PoolSAG && c.Pool != PoolASAP:
+		return fmt.Errorf("pool %q: unknown (want %q, %q or %q)", c.Pool, PoolTopK, PoolSAG, PoolASAP)
+	case c.ASAPDropout < 0 || c.ASAPDropout >= 1:
+		return fmt.Errorf("att_dropout %g: must be in [0, 1)", c.ASAPDropout)
 	case c.Hidden < 1:
 		return fmt.Errorf("hidden %d: must be ≥ 1", c.Hidden)
 	case c.LayersPerStage < 1:
@@ -48,18 +87,35 @@ func (c EncoderConfig) conv(scope *model.Scope, h, adj, mask *Node) *Node {
 	switch c.Conv {
 	case ConvGIN:
 		return GINConv(scope, h, adj, mask, c.Hidden)
+	case ConvGCN:
+		return GCNConv(scope, h, adj, mask, c.Hidden)
+	case ConvSAGE:
+		return SAGEConv(scope, h, adj, mask, c.Hidden, c.SAGENormalize)
 	}
 	panic(fmt.Sprintf("gnn: unknown conv %q", c.Conv)) // Validate catches this first
 }
 
+func (c EncoderConfig) pool(scope *model.Scope, h, adj, mask *Node) Pooled {
+	switch c.Pool {
+	case PoolTopK, "":
+		return TopKPool(h, adj, mask, TopKScore(scope, h), c.PoolRatio)
+	case PoolSAG:
+		return SAGPool(scope, h, adj, mask, c.PoolRatio)
+	case PoolASAP:
+		return ASAPool(scope, h, adj, mask, c.PoolRatio, ASAPOptions{Dropout: c.ASAPDropout, Edges: c.ASAPEdges}).Pooled
+	}
+	panic(fmt.Sprintf("gnn: unknown pool %q", c.Pool)) // Validate catches this first
+}
+
 // Encode is Φ: x [B, N, D], adj [B, N, N], mask [B, N] → z [B, 2·Hidden].
-// Pooling scores are TopKScore of the first stage's output.
+// The pooling (cfg.Pool, in scope "pool") sees the first stage's output;
+// TopK's scores are TopKScore of it.
 func Encode(scope *model.Scope, cfg EncoderConfig, x, adj, mask *Node) *Node {
 	h := x
 	for l := 0; l < cfg.LayersPerStage; l++ {
 		h = cfg.conv(scope.In("conv1_%d", l), h, adj, mask)
 	}
-	p := TopKPool(h, adj, mask, TopKScore(scope.In("pool"), h), cfg.PoolRatio)
+	p := cfg.pool(scope.In("pool"), h, adj, mask)
 	h = p.H
 	for l := 0; l < cfg.LayersPerStage; l++ {
 		h = cfg.conv(scope.In("conv2_%d", l), h, p.Adj, p.Mask)
