@@ -1,10 +1,6 @@
 package gnn
 
-import (
-	"context"
-	"math/rand/v2"
-	"testing"
-)
+import "testing"
 
 // backboneRows are the supervised rows' encoders (baselines/supervised) at
 // their defaults: hidden 128, two layers per stage, ρ = 0.8.
@@ -21,10 +17,11 @@ var backboneRows = []struct {
 
 // BenchmarkTrainEpochCOILDELRows measures one training epoch of every
 // convolution and pooling row on COIL-DEL's low-ratio labelled set (1,600
-// graphs, batch 256, random batching: 7 steps padded to N = 80).
+// graphs, batch 256, random batches split into 3 size chunks as the rows
+// do by default).
 func BenchmarkTrainEpochCOILDELRows(b *testing.B) {
 	for _, row := range backboneRows {
-		b.Run(row.name, func(b *testing.B) { benchRowEpoch(b, "COIL-DEL", row.enc) })
+		b.Run(row.name, func(b *testing.B) { benchEpoch(b, "COIL-DEL", row.enc, BatchingRandom, 3) })
 	}
 }
 
@@ -39,31 +36,7 @@ func BenchmarkTrainEpochLetterASAPClusterMax(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			defer func(old int) { DenseClusterMaxLimit = old }(DenseClusterMaxLimit)
 			DenseClusterMaxLimit = c.limit
-			benchRowEpoch(b, "Letter-high", EncoderConfig{Conv: ConvGIN, Pool: PoolASAP, ASAPDropout: 0.1})
+			benchEpoch(b, "Letter-high", EncoderConfig{Conv: ConvGIN, Pool: PoolASAP, ASAPDropout: 0.1}, BatchingRandom, 3)
 		})
 	}
-}
-
-func benchRowEpoch(b *testing.B, dataset string, enc EncoderConfig) {
-	task := protocolTask(b, dataset, "low", nil)
-	enc.Hidden, enc.LayersPerStage, enc.PoolRatio = 128, 2, 0.8
-	if enc.Pool == PoolASAP {
-		enc.ASAPEdges = NewEdgeBudget(task.Graphs)
-	}
-	c, err := NewClassifier(task, SupervisedConfig{Encoder: enc, Epochs: 1, BatchSize: 256, LR: 1e-3})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	rng := rand.New(rand.NewPCG(1, 2))
-	if _, err := c.TrainEpoch(context.Background(), rng); err != nil { // compile outside the timer
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := c.TrainEpoch(context.Background(), rng); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(task.Labelled)), "graphs/epoch")
 }
