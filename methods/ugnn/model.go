@@ -20,8 +20,9 @@ type network struct {
 	cfg     Config
 	store   *model.Store
 	backend compute.Backend
+	opt     optimizer.Interface
 	warm    *model.Exec
-	semi    *model.Exec
+	semis   map[int]*model.Exec // by number of labelled chunks
 	predict *model.Exec
 }
 
@@ -55,51 +56,38 @@ func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *N
 }
 
 // labelledLoss is L^l (eq. 5) plus the weighted supervised contrastive term
-// (Khosla et al. 2020) on the labelled batch.
+// (Khosla et al. 2020) over a labelled batch given as size chunks (5 inputs
+// each: x, adj, mask, y, w; gnn.SizeChunks): both sum over all real graphs
+// of all chunks, so the loss is the unsplit batch's.
 func (n *network) labelledLoss(scope *model.Scope, in []*Node) (loss, ce *Node) {
-	logits, zn := n.forward(scope, in[0], in[1], in[2])
-	ce = gnn.MaskedCrossEntropy(logits, in[3], in[4])
+	var logits, zs, ys, ws []*Node
+	for s := 0; s+4 < len(in); s += 5 {
+		l, z := n.forward(scope, in[s], in[s+1], in[s+2])
+		logits, zs = append(logits, l), append(zs, z)
+		ys, ws = append(ys, in[s+3]), append(ws, in[s+4])
+	}
+	ce = gnn.ChunkedCrossEntropy(logits, ys, ws)
 	loss = ce
 	if n.cfg.SupConWeight > 0 {
-		loss = Add(loss, MulScalar(SupConLoss(zn, in[3], in[4], n.cfg.SupConTau), n.cfg.SupConWeight))
+		sc := SupConLoss(Concatenate(zs, 0), Concatenate(ys, 0), Concatenate(ws, 0), n.cfg.SupConTau)
+		loss = Add(loss, MulScalar(sc, n.cfg.SupConWeight))
 	}
 	return loss, ce
 }
 
 func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, error) {
-	n := &network{cfg: cfg, store: model.NewStore(), backend: backend}
+	n := &network{cfg: cfg, store: model.NewStore(), backend: backend, semis: map[int]*model.Exec{}}
 	if err := gnn.SetSeed(n.store, seed); err != nil {
 		return nil, err
 	}
-	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
+	n.opt = optimizer.Adam().LearningRate(cfg.LR).Done()
 	var err error
-	// Warm-up (and the w/o-P variant): inputs x, adj, mask, y, w.
+	// Warm-up (and the w/o-P variant): 5 inputs per labelled chunk.
 	n.warm, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
 		n.store.SetTraining(in[0].Graph(), true)
 		loss, ce := n.labelledLoss(scope, in)
-		opt.UpdateGraph(scope, in[0].Graph(), loss)
+		n.opt.UpdateGraph(scope, in[0].Graph(), loss)
 		return []*Node{loss, ce}
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Prototype-aware step (eq. 14): labelled batch (5 inputs), view 1
-	// (edge deletion: x, adj, mask), view 2 (node deletion: x, adj, mask),
-	// unlabelled weights [Bu], prototypes H [E, 2H].
-	n.semi, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
-		g := in[0].Graph()
-		n.store.SetTraining(g, true)
-		lossL, ce := n.labelledLoss(scope, in[:5])
-		wu, protos := in[11], in[12]
-		_, z1 := n.forward(scope, in[5], in[6], in[7])
-		z1 = StopGradient(z1)
-		q := Sinkhorn(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, cfg.SinkhornEps, cfg.SinkhornIters)
-		_, z2 := n.forward(scope, in[8], in[9], in[10])
-		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
-		lossU := SoftCrossEntropy(q, p, wu)
-		loss := Add(lossL, lossU)
-		opt.UpdateGraph(scope, g, loss)
-		return []*Node{loss, ce, lossU, z1}
 	})
 	if err != nil {
 		return nil, err
@@ -111,16 +99,55 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range []*model.Exec{n.warm, n.semi, n.predict} {
-		e.SetMaxCache(-1)
-	}
+	n.warm.SetMaxCache(-1)
+	n.predict.SetMaxCache(-1)
 	return n, nil
+}
+
+// semi returns the prototype-aware step (eq. 14) for batches whose labelled
+// part comes in kl chunks. Inputs: 5 per labelled chunk (x, adj, mask, y,
+// w); 7 per unlabelled chunk (view 1 = edge deletion: x, adj, mask; view 2
+// = node deletion: x, adj, mask; weights [B_s]); the prototypes H [E, 2H].
+// Outputs: loss, cross-entropy, L^u, and view 1's normalised embeddings of
+// all unlabelled chunks concatenated [ΣB_s, 2H].
+func (n *network) semi(kl int) (*model.Exec, error) {
+	if e, ok := n.semis[kl]; ok {
+		return e, nil
+	}
+	cfg := n.cfg
+	e, err := model.NewExec(n.backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+		g := in[0].Graph()
+		n.store.SetTraining(g, true)
+		lossL, ce := n.labelledLoss(scope, in[:5*kl])
+		protos := in[len(in)-1]
+		var z1s, z2s, ws []*Node
+		for s := 5 * kl; s+6 < len(in)-1; s += 7 {
+			_, z1 := n.forward(scope, in[s], in[s+1], in[s+2])
+			_, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
+			z1s, z2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(ws, in[s+6])
+		}
+		z1, z2, wu := Concatenate(z1s, 0), Concatenate(z2s, 0), Concatenate(ws, 0)
+		q := Sinkhorn(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, cfg.SinkhornEps, cfg.SinkhornIters)
+		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
+		lossU := SoftCrossEntropy(q, p, wu)
+		loss := Add(lossL, lossU)
+		n.opt.UpdateGraph(scope, g, loss)
+		return []*Node{loss, ce, lossU, z1}
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.SetMaxCache(-1)
+	n.semis[kl] = e
+	return e, nil
 }
 
 func (n *network) close() {
 	n.warm.Finalize()
-	n.semi.Finalize()
 	n.predict.Finalize()
+	for _, e := range n.semis {
+		e.Finalize()
+	}
 }
 
 // scalar reads a scalar float32 output and rejects NaN/Inf.

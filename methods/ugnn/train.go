@@ -55,14 +55,21 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	return r, nil
 }
 
-// labelledBatch pads the labelled graphs idx into a batch with labels.
-func (r *run) labelledBatch(idx []int) []any {
-	b := gnn.NewBatch(r.task.Graphs, r.feats, idx, r.cfg.BatchSize)
-	y := make([]int32, b.B)
-	for s, g := range idx {
-		y[s] = r.label[g]
+// labelledBatch pads the labelled graphs idx, split into size chunks
+// (gnn.SizeChunks), into step inputs: 5 per chunk. It also returns the
+// number of chunks.
+func (r *run) labelledBatch(idx []int) ([]any, int) {
+	chunks := gnn.SizeChunks(r.task.Graphs, idx, r.cfg.Chunks)
+	var args []any
+	for _, c := range chunks {
+		b := gnn.NewBatch(r.task.Graphs, r.feats, c, r.cfg.BatchSize)
+		y := make([]int32, b.B)
+		for s, g := range c {
+			y[s] = r.label[g]
+		}
+		args = append(args, batchTensors(b, y)...)
 	}
-	return batchTensors(b, y)
+	return args, len(chunks)
 }
 
 // viewBatch pads perturbed graphs into a batch.
@@ -183,7 +190,8 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]flo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out, err := r.net.warm.Exec(r.labelledBatch(idx)...)
+		args, _ := r.labelledBatch(idx)
+		out, err := r.net.warm.Exec(args...)
 		if err != nil {
 			return nil, err
 		}
@@ -413,19 +421,32 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32)
 			return nil, err
 		}
 		part := un[start:min(start+r.cfg.BatchSize, len(un))]
-		v1 := make([]view, len(part))
-		v2 := make([]view, len(part))
-		for i, g := range part {
-			v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
-			v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
+		args, kl := r.labelledBatch(lab[steps%len(lab)])
+		// Unlabelled chunks by the original graphs' size, so both views of
+		// a graph sit in the same chunk and the same row order.
+		var rows [][2]int // per chunk: first row of its slots in z1, real graphs
+		offset := 0
+		for _, c := range gnn.SizeChunks(r.task.Graphs, part, r.cfg.Chunks) {
+			v1 := make([]view, len(c))
+			v2 := make([]view, len(c))
+			for i, g := range c {
+				v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
+				v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
+			}
+			b1 := r.viewBatch(v1, r.cfg.BatchSize)
+			b2 := r.viewBatch(v2, r.cfg.BatchSize)
+			args = append(args, batchTensors(b1, nil)...)
+			args = append(args, batchTensors(b2, nil)...)
+			args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B))
+			rows = append(rows, [2]int{offset, len(c)})
+			offset += b1.B
 		}
-		b1 := r.viewBatch(v1, r.cfg.BatchSize)
-		b2 := r.viewBatch(v2, r.cfg.BatchSize)
-		args := r.labelledBatch(lab[steps%len(lab)])
-		args = append(args, batchTensors(b1, nil)...)
-		args = append(args, batchTensors(b2, nil)...)
-		args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B), flatten2D(protos))
-		out, err := r.net.semi.Exec(args...)
+		args = append(args, flatten2D(protos))
+		semi, err := r.net.semi(kl)
+		if err != nil {
+			return nil, err
+		}
+		out, err := semi.Exec(args...)
 		if err != nil {
 			return nil, err
 		}
@@ -439,9 +460,11 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32)
 		steps++
 		z := tensors.MustCopyFlatData[float32](out[3])
 		d := out[3].Shape().Dim(1)
-		emb := make([][]float32, len(part))
-		for i := range part {
-			emb[i] = z[i*d : (i+1)*d]
+		emb := make([][]float32, 0, len(part))
+		for _, rc := range rows {
+			for i := rc[0]; i < rc[0]+rc[1]; i++ {
+				emb = append(emb, z[i*d:(i+1)*d])
+			}
 		}
 		MomentumUpdate(protos, emb, r.cfg.Eta)
 	}

@@ -48,6 +48,9 @@ type Config struct {
 	Eta                          float64 // η = 0.99
 	SupConTau, SupConWeight      float64
 	KMeansIters                  int
+	// Chunks splits every batch into size-sorted chunks padded separately
+	// (gnn.SizeChunks; same loss and gradient, less padding).
+	Chunks int
 }
 
 // Variant switches the parts of UGNN that the ablations of Table 4 remove.
@@ -92,7 +95,7 @@ func (m method) Defaults() suite.Params {
 		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
 		"unknown_prototypes": 3,
 		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
-		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100,
+		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
 	}
 }
 
@@ -104,7 +107,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		NodeDrop: p.Float("node_drop"), EdgeDrop: p.Float("edge_drop"), UnknownPrototypes: p.Int("unknown_prototypes"),
 		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
-		KMeansIters: p.Int("kmeans_iters"),
+		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
 	}
 	switch {
 	case c.WarmupEpochs < 0 || c.WarmupEpochs > c.Epochs:
