@@ -128,7 +128,15 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	log := &curveLog{sink: onEpoch}
 	eval := append(slices.Clone(split.Unlabelled), split.Test...)
 	slices.Sort(eval)
-	isUnknown := func(g int) bool { return split.KnownIndex(ds.Labels[g]) < 0 }
+	// truthOf is graph g's known class index, or Unknown; only the suite
+	// reads it (scoring and the OOD-set curves), never the method.
+	truthOf := func(g int) int {
+		if k := split.KnownIndex(ds.Labels[g]); k >= 0 {
+			return k
+		}
+		return Unknown
+	}
+	isUnknown := func(g int) bool { return truthOf(g) == Unknown }
 	numUnknown := 0
 	for _, g := range split.Unlabelled {
 		if isUnknown(g) {
@@ -152,16 +160,6 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	}
 	if len(pred.Class) != len(eval) || len(pred.UnknownScore) != len(eval) {
 		return res, fmt.Errorf("%s returned %d classes and %d scores for %d evaluation graphs", spec.Method, len(pred.Class), len(pred.UnknownScore), len(eval))
-	}
-	known := make(map[int]int, len(split.KnownClasses))
-	for i, c := range split.KnownClasses {
-		known[c] = i
-	}
-	truthOf := func(g int) int {
-		if k, ok := known[ds.Labels[g]]; ok {
-			return k
-		}
-		return Unknown
 	}
 	res.Metrics, err = scoreSubset(eval, split.Unlabelled, pred, truthOf, spec.Protocol.Alpha, "")
 	if err != nil {
