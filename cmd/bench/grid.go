@@ -54,6 +54,9 @@ func runGrid(args []string, stdout io.Writer) error {
 	if *classSplit != datasets.ClassSplitFirst && *classSplit != datasets.ClassSplitRandom {
 		return fmt.Errorf("--class-split %q: want first or random", *classSplit)
 	}
+	if *testFrac < 0 || *testFrac >= 1 {
+		return fmt.Errorf("--test-frac %g: want a fraction in [0, 1)", *testFrac)
+	}
 	specs, err := suite.Expand(suite.GridConfig{
 		Methods: *methods, Datasets: *dsets, Ratios: *ratios, Seeds: seedList,
 		Sets: setMap, Epochs: *epochs,

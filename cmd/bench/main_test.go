@@ -92,6 +92,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--methods", "wl", "--datasets", "No-Such-Set"}, "No-Such-Set"},
 		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--devices", "tpu:1"}, "--devices"},
 		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--alpha", "0"}, "--alpha"},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--test-frac", "1"}, "--test-frac"},
+		{[]string{"--methods", "wl", "--datasets", "Letter-high", "--backend", "xla:cpu"}, "--backend"},
 	}
 	for _, c := range cases {
 		err := runGrid(append(c.args, base...), &bytes.Buffer{})
