@@ -42,6 +42,7 @@ type Slot struct {
 	Index  int
 }
 
+// String names the slot for progress lines, e.g. "cpu#1" or "cuda:0#0".
 func (s Slot) String() string { return fmt.Sprintf("%s#%d", s.Device, s.Index) }
 
 // ParseDevices parses --devices: "cpu:N" is N concurrent CPU slots; "cuda:I"

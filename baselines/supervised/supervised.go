@@ -97,6 +97,8 @@ func (m backbone) Defaults() suite.Params {
 	return p
 }
 
+// Fit trains the row on task's labelled graphs (gnn.FitSupervised) and
+// predicts task.Eval with the maximum-softmax unknown score.
 func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	p := task.Params
 	enc := gnn.EncoderConfig{
