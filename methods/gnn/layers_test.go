@@ -7,7 +7,6 @@ import (
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/ugbench/ugbench/datasets"
 )
@@ -146,49 +145,5 @@ func TestTopKPoolPerGraph(t *testing.T) {
 	}
 	if e1 != 6 {
 		t.Errorf("graph 1 pooled edges = %v, want 6", e1)
-	}
-}
-
-// TestEncodePaddingInvariant: a graph encoded alone and inside a padded
-// batch next to a larger graph gives the same embedding.
-func TestEncodePaddingInvariant(t *testing.T) {
-	backend := testBackend(t)
-	small := undirected(4, [][2]int32{{0, 1}, {1, 2}, {2, 3}}, []float32{0.1, -0.5, 0.3, 0.9, 1, 0, 0.2, -0.2})
-	var bigEdges [][2]int32
-	for i := int32(0); i < 19; i++ {
-		bigEdges = append(bigEdges, [2]int32{i, i + 1})
-	}
-	bigFeat := make([]float32, 40)
-	for i := range bigFeat {
-		bigFeat[i] = float32(i%7) / 7
-	}
-	big := undirected(20, bigEdges, bigFeat)
-	graphs := []datasets.Graph{small, big}
-	feats := &Features{Dim: 2, Nodes: [][]float32{small.Features, big.Features}}
-	cfg := EncoderConfig{Conv: ConvGIN, Hidden: 8, LayersPerStage: 2, PoolRatio: 0.8}
-	store := model.NewStore()
-	if err := SetSeed(store, 7); err != nil {
-		t.Fatal(err)
-	}
-	exec := model.MustNewExec(backend, store, func(scope *model.Scope, in []*Node) []*Node {
-		return []*Node{Encode(scope.In("encoder"), cfg, in[0], in[1], in[2])}
-	})
-	exec.SetMaxCache(-1)
-	embed := func(idx []int) []float32 {
-		b := NewBatch(graphs, feats, idx, 8)
-		x, a, m := b.Tensors()
-		out, err := exec.Exec(x, a, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tensors.MustCopyFlatData[float32](out[0])
-	}
-	alone := embed([]int{0})
-	inBatch := embed([]int{1, 0})
-	d := cfg.EmbeddingDim()
-	for k := 0; k < d; k++ {
-		if math.Abs(float64(alone[k]-inBatch[d+k])) > 1e-4 {
-			t.Fatalf("embedding differs at %d: alone %v, in batch %v", k, alone[:d], inBatch[d:2*d])
-		}
 	}
 }
