@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +25,9 @@ type GridConfig struct {
 	// applies to every selected method that has param.
 	Sets map[string][]string
 	// Epochs, if > 0, overrides the "epochs" parameter of every method that
-	// has one.
+	// has one. A method's "warmup_epochs" (UGNN's) is scaled by the same
+	// factor, rounded, so the warm-up keeps its share of the budget; an
+	// explicit --set of warmup_epochs wins.
 	Epochs int
 	// Protocol is the evaluation protocol of every run.
 	Protocol Protocol
@@ -191,6 +194,10 @@ func checkSets(sets map[string][]string, methods []Method) error {
 func sweep(m Method, cfg GridConfig) ([]Params, error) {
 	base := m.Defaults().Clone()
 	if _, ok := base["epochs"]; ok && cfg.Epochs > 0 {
+		if _, ok := base["warmup_epochs"]; ok && base.Int("epochs") > 0 {
+			w := float64(base.Int("warmup_epochs")) * float64(cfg.Epochs) / float64(base.Int("epochs"))
+			base["warmup_epochs"] = int(math.Round(w))
+		}
 		base["epochs"] = cfg.Epochs
 	}
 	out := []Params{base}

@@ -33,6 +33,7 @@ var registerGridFakes = sync.OnceFunc(func() {
 	Register(gridFake{"test-fake-a", Params{"epochs": 10, "lr": 0.01, "hidden": 64}})
 	Register(gridFake{"test-fake-b", Params{"lr": 0.1, "pool": "mean", "bn": true}})
 	Register(gridFake{"test-fake-c", Params{"k": 3}})
+	Register(gridFake{"test-fake-warm", Params{"epochs": 100, "warmup_epochs": 50}})
 })
 
 func TestParseSeeds(t *testing.T) {
@@ -333,6 +334,44 @@ func TestExpandEpochs(t *testing.T) {
 					t.Errorf("Epochs=%d: test-fake-c has no epochs param but got epochs=%v", c.epochs, ep)
 				}
 			}
+		}
+	}
+	if m, _ := Lookup("test-fake-a"); m.Defaults()["epochs"] != 10 {
+		t.Errorf("Expand changed the method's default epochs to %v", m.Defaults()["epochs"])
+	}
+}
+
+// TestExpandEpochsWarmup checks that --epochs scales a warm-up with the
+// budget (rounded) and that an explicit --set of warmup_epochs wins.
+func TestExpandEpochsWarmup(t *testing.T) {
+	registerGridFakes()
+	for _, c := range []struct {
+		epochs     int
+		sets       map[string][]string
+		wantEpochs int
+		wantWarmup []int
+	}{
+		{0, nil, 100, []int{50}},
+		{20, nil, 20, []int{10}},
+		{7, nil, 7, []int{4}}, // 3.5 rounds up
+		{20, map[string][]string{"test-fake-warm.warmup_epochs": {"5", "15"}}, 20, []int{5, 15}},
+	} {
+		specs, err := Expand(GridConfig{
+			Methods: []string{"test-fake-warm"}, Datasets: []string{"Letter-high"},
+			Ratios: []string{"low"}, Seeds: []int64{0}, Epochs: c.epochs, Sets: c.sets,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warm []int
+		for _, s := range specs {
+			if s.Params.Int("epochs") != c.wantEpochs {
+				t.Errorf("Epochs=%d: epochs %v, want %d", c.epochs, s.Params["epochs"], c.wantEpochs)
+			}
+			warm = append(warm, s.Params.Int("warmup_epochs"))
+		}
+		if !slices.Equal(warm, c.wantWarmup) {
+			t.Errorf("Epochs=%d sets %v: warmup_epochs %v, want %v", c.epochs, c.sets, warm, c.wantWarmup)
 		}
 	}
 	if m, _ := Lookup("test-fake-a"); m.Defaults()["epochs"] != 10 {

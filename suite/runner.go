@@ -49,12 +49,37 @@ func (r *Runner) Dataset(name string) (*datasets.Dataset, error) {
 }
 
 // curveLog collects a run's curves and forwards epochs to an optional sink.
+// It also times each epoch: the wall time between consecutive Epoch calls
+// (the first from the start of Fit).
 type curveLog struct {
 	points []CurvePoint
 	sink   func(epoch, total int)
+	now    func() time.Time
+	last   time.Time
+	times  []float64 // seconds of each epoch
+}
+
+// EpochSecondsMetric is the metric the suite adds to every run whose method
+// logs epochs: the median wall time of one epoch, in seconds, measured
+// between consecutive Logger.Epoch calls (the first from the start of Fit,
+// so it includes compilation; the median ignores it). It covers whatever a
+// method does between two Epoch calls, e.g. UGNN's subgraph OOD scoring at
+// the start of a cycle.
+const EpochSecondsMetric = "epoch_seconds"
+
+func (l *curveLog) start() {
+	if l.now == nil {
+		l.now = time.Now
+	}
+	l.last = l.now()
 }
 
 func (l *curveLog) Epoch(epoch, total int, values map[string]float64) {
+	if l.now != nil {
+		t := l.now()
+		l.times = append(l.times, t.Sub(l.last).Seconds())
+		l.last = t
+	}
 	for _, k := range sortedFloatKeys(values) {
 		l.points = append(l.points, CurvePoint{Epoch: epoch, Name: k, Value: values[k]})
 	}
@@ -83,6 +108,19 @@ func (l *curveLog) oodSet(epoch int, graphs []int, numUnknown int, isUnknown fun
 		CurvePoint{Epoch: epoch, Name: "ood_set_precision", Value: precision},
 		CurvePoint{Epoch: epoch, Name: "ood_set_recall", Value: recall},
 		CurvePoint{Epoch: epoch, Name: "ood_set_size", Value: float64(len(graphs))})
+}
+
+// medianEpochSeconds returns the median of the timed epochs, false if none.
+func (l *curveLog) medianEpochSeconds() (float64, bool) {
+	n := len(l.times)
+	if n == 0 {
+		return 0, false
+	}
+	t := slices.Sorted(slices.Values(l.times))
+	if n%2 == 1 {
+		return t[n/2], true
+	}
+	return (t[n/2-1] + t[n/2]) / 2, true
 }
 
 func sortedFloatKeys(m map[string]float64) []string {
@@ -152,6 +190,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		ReportOODSet: func(epoch int, graphs []int) { log.oodSet(epoch, graphs, numUnknown, isUnknown) },
 	}
 	start := time.Now()
+	log.start()
 	pred, err := fitSafely(ctx, m, task)
 	res.Seconds = time.Since(start).Seconds()
 	res.Curves = log.points
@@ -173,6 +212,9 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		for k, v := range testMetrics {
 			res.Metrics[k] = v
 		}
+	}
+	if sec, ok := log.medianEpochSeconds(); ok {
+		res.Metrics[EpochSecondsMetric] = sec
 	}
 	return res, nil
 }

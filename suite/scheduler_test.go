@@ -296,6 +296,10 @@ func (o *fakeObserver) started() map[string]bool {
 
 var allMetrics = []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC}
 
+// numMetrics is what a run of a fake stores: the scores and the epoch time
+// (every fake logs epochs).
+var numMetrics = len(allMetrics) + 1
+
 func TestSchedulerRunsGrid(t *testing.T) {
 	e := newEnv(t)
 	specs := expand(t, []string{"test-oracle-free", "test-oracle-mod"}, []string{"low", "high"}, []int64{0, 1})
@@ -333,6 +337,9 @@ func TestSchedulerRunsGrid(t *testing.T) {
 			if !ok || !(v >= 0 && v <= 1) {
 				t.Errorf("%s: metric %s = %v (present %v), want a value in [0, 1]", sp, name, v, ok)
 			}
+		}
+		if v, ok := r.Metrics[suite.EpochSecondsMetric]; !ok || v < 0 || v > r.Seconds {
+			t.Errorf("%s: %s = %v (present %v), want in [0, %v]", sp, suite.EpochSecondsMetric, v, ok, r.Seconds)
 		}
 		p := r.Provenance
 		if p.GoVersion != runtime.Version() || p.Backend != testBackend || p.Device != "cpu" || p.GoMLXVersion == "" {
@@ -416,7 +423,7 @@ func TestSchedulerFailures(t *testing.T) {
 		for _, sp := range specs {
 			r := rows[sp.Hash()]
 			if sp.Method == "test-oracle-free" {
-				if r.Status != runs.StatusFinished || r.Attempts != 1 || len(r.Metrics) != len(allMetrics) {
+				if r.Status != runs.StatusFinished || r.Attempts != 1 || len(r.Metrics) != numMetrics {
 					t.Errorf("%s: status %s attempts %d metrics %v, want finished once", sp, r.Status, r.Attempts, r.Metrics)
 				}
 				continue
@@ -602,7 +609,7 @@ func TestSchedulerObserver(t *testing.T) {
 		if ends := obs.ends[h]; len(ends) != 1 || ends[0] != nil {
 			t.Errorf("run %s: RunEnd errors %v, want one nil", h, ends)
 		}
-		if res := obs.results[h]; len(res.Metrics) != len(allMetrics) || len(res.Curves) != 2*freeEpochs {
+		if res := obs.results[h]; len(res.Metrics) != numMetrics || len(res.Curves) != 2*freeEpochs {
 			t.Errorf("run %s: RunEnd result %+v, want all metrics and curves", h, res)
 		}
 		if eps := obs.epochs[h]; !slices.Equal(eps, []int{1, 2, 3}) {

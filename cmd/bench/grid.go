@@ -24,7 +24,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	dsets := fs.StringSlice("datasets", nil, "datasets to run on, comma-separated (see `bench datasets`)")
 	ratios := fs.StringSlice("ratios", []string{"low", "high"}, "labelled ratios: low, high (the dataset's protocol ratios) or numbers in (0,1]")
 	seeds := fs.String("seeds", "0,1,2", "seeds: list and/or ranges, e.g. 0,1,2 or 0-4")
-	epochs := fs.Int("epochs", 0, "override the epochs of every method that trains (0 = each method's default)")
+	epochs := fs.Int("epochs", 0, "override the epochs of every method that trains, scaling a warm-up alike (0 = each method's default)")
 	sets := fs.StringArray("set", nil, "sweep a hyper-parameter: method.param=v1,v2 (method may be *); repeatable")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
