@@ -211,7 +211,7 @@ var warmupLocks sync.Map // cache dir → *sync.Mutex
 
 // warmupVersion is part of the warm-up cache key: bump it whenever the
 // network or the warm-up changes, or old checkpoints would be reused.
-const warmupVersion = 1
+const warmupVersion = 2
 
 // warmupKey hashes everything the warm-up depends on: data, split, seed,
 // network and optimisation settings, backend, code version. The five
@@ -225,11 +225,12 @@ func (r *run) warmupKey() string {
 		Labelled, Labels              []int
 		Seed                          int64
 		Warmup, Batch, Hidden, Layers int
+		Chunks                        int
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
 	}{warmupVersion, r.task.Dataset, len(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
-		c.WarmupEpochs, c.BatchSize, c.Hidden, c.Layers, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
+		c.WarmupEpochs, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
 		c.Classes, gnn.BackendConfig(r.task.Backend)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])

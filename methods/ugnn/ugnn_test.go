@@ -133,6 +133,7 @@ func TestWarmupKey(t *testing.T) {
 		"batch_size":    func(r *run) { r.cfg.BatchSize = 128 },
 		"hidden":        func(r *run) { r.cfg.Hidden = 64 },
 		"layers":        func(r *run) { r.cfg.Layers = 3 },
+		"size_chunks":   func(r *run) { r.cfg.Chunks = 1 }, // same gradient, other float rounding
 		"lr":            func(r *run) { r.cfg.LR = 1e-2 },
 		"pool_ratio":    func(r *run) { r.cfg.PoolRatio = 0.5 },
 		"supcon_tau":    func(r *run) { r.cfg.SupConTau = 0.2 },
