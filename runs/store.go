@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -83,6 +85,10 @@ var migrations = []string{
 	CREATE INDEX runs_dataset ON runs(dataset);
 	CREATE INDEX runs_status ON runs(status);
 	CREATE INDEX curves_run ON curves(run_id, epoch);`,
+	// 3: the owner of a running run (process id on runs.host) and its last
+	// heartbeat, so grids in several processes can share one database.
+	`ALTER TABLE runs ADD COLUMN pid INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE runs ADD COLUMN heartbeat TEXT; -- UTC, timeLayout; NULL before schema 3`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -93,16 +99,32 @@ func SchemaVersion() int { return len(migrations) }
 var ErrNotFound = errors.New("run not found")
 
 // ErrAlreadyFinished is returned (wrapped) by Start, Finish and Fail for a
-// run that is already finished: a finished run is never overwritten.
-var ErrAlreadyFinished = errors.New("run already finished")
+// run that is already finished: a finished run is never overwritten. It is
+// suite.ErrAlreadyFinished, which the scheduler skips.
+var ErrAlreadyFinished = suite.ErrAlreadyFinished
+
+// ErrRunningElsewhere is returned (wrapped) by Start for a run that another
+// live process is running (see Store.Live). It is suite.ErrRunningElsewhere,
+// which the scheduler skips.
+var ErrRunningElsewhere = suite.ErrRunningElsewhere
 
 // Store is the SQLite run store. It is safe for concurrent use by several
-// goroutines; several processes may also open the same file (WAL mode and a
-// busy timeout serialise their writes), with the caveat documented on
-// MarkRunningInterrupted.
+// goroutines, and several processes may open the same file: WAL mode and a
+// busy timeout serialise their writes, and every running run carries its
+// owner (host, process id) and a heartbeat, so that one process neither
+// restarts nor marks interrupted a run another process is computing.
 type Store struct {
 	db   *sql.DB
 	path string
+
+	host      string             // this process's host name (runs.host of its runs)
+	pid       int                // this process's id (runs.pid of its runs)
+	alive     func(pid int) bool // whether a process of this host exists
+	now       func() time.Time   // the clock (tests replace it)
+	beat      sync.Once          // starts the heartbeat loop on the first Start
+	stop      chan struct{}      // closed by Close to end the loop
+	ended     chan struct{}      // closed when the loop has ended
+	closeOnce sync.Once
 }
 
 // Open opens the store at path, creating the file if needed, in WAL journal
@@ -150,7 +172,9 @@ func openWith(path string, migs []string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("runs: open %s: journal mode is %q, not WAL (file system without shared memory?)", path, mode)
 	}
-	s := &Store{db: db, path: path}
+	host, _ := os.Hostname()
+	s := &Store{db: db, path: path, host: host, pid: os.Getpid(), alive: processAlive, now: time.Now,
+		stop: make(chan struct{}), ended: make(chan struct{})}
 	if err := s.migrate(migs); err != nil {
 		db.Close()
 		return nil, err
@@ -192,8 +216,16 @@ func (s *Store) migrate(migs []string) error {
 	})
 }
 
-// Close closes the database. The Store must not be used afterwards.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the heartbeat and closes the database. The Store must not be
+// used afterwards.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.beat.Do(func() { close(s.ended) }) // no loop was started
+		<-s.ended
+	})
+	return s.db.Close()
+}
 
 // Path is the file the store was opened from.
 func (s *Store) Path() string { return s.path }
@@ -234,15 +266,18 @@ func floatOf(v sql.NullFloat64) float64 {
 	return v.Float64
 }
 
-// Start records spec as running and returns its run id. A new hash is
-// inserted with attempts = 1. A hash already stored as failed, interrupted
-// or running is restarted under the same id: its error, metrics and curves
-// are cleared, attempts is incremented, and spec, provenance and the start
-// time are replaced. A running row is assumed stale (left by a killed
-// process, or already marked by MarkRunningInterrupted): callers must not
-// Start the same hash twice concurrently (a grid deduplicates hashes). A
-// finished hash returns an error wrapping ErrAlreadyFinished; callers skip
-// those with Finished first.
+// Start records spec as running, owned by this process (runs.pid, and
+// runs.host from prov), and returns its run id. A new hash is inserted with
+// attempts = 1. A hash already stored as failed, interrupted or stale
+// running (its process is gone, see Live) is restarted under the same id:
+// its error, metrics and curves are cleared, attempts is incremented, and
+// spec, provenance, owner and the start time are replaced. A hash that
+// another live process is running returns an error wrapping
+// ErrRunningElsewhere; a finished hash one wrapping ErrAlreadyFinished.
+// Callers must not Start the same hash twice concurrently within one
+// process (a grid deduplicates hashes). The first Start starts the
+// heartbeat of this process's running runs (every HeartbeatInterval, until
+// Close).
 func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
@@ -261,20 +296,23 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		return 0, fmt.Errorf("runs: encode protocol of %s: %w", spec, err)
 	}
 	hash := spec.Hash()
-	now := formatTime(time.Now())
+	now := formatTime(s.now())
 	var id int64
 	err = s.tx(func(tx *sql.Tx) error {
 		var status Status
-		err := tx.QueryRow(`SELECT id, status FROM runs WHERE hash = ?`, hash).Scan(&id, &status)
+		var o owner
+		err := tx.QueryRow(`SELECT id, status, host, pid, heartbeat FROM runs WHERE hash = ?`, hash).
+			Scan(&id, &status, &o.host, &o.pid, &o.heartbeat)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, seed,
 					params, protocol, spec, status, error, started, finished, seconds,
-					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1)`,
+					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts, pid, heartbeat)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
 				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
 				string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
-				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host)
+				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
+				s.pid, now)
 			if err != nil {
 				return err
 			}
@@ -284,6 +322,8 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 			return err
 		case status == StatusFinished:
 			return fmt.Errorf("runs: start %s (hash %s): run %d: %w", spec, hash, id, ErrAlreadyFinished)
+		case status == StatusRunning && s.Live(o.host, o.pid, o.heartbeat):
+			return fmt.Errorf("runs: start %s (hash %s): run %d, process %d on %s: %w", spec, hash, id, o.pid, o.host, ErrRunningElsewhere)
 		}
 		if _, err := tx.Exec(`DELETE FROM metrics WHERE run_id = ?`, id); err != nil {
 			return err
@@ -294,20 +334,21 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, seed = ?,
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
 				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
-				backend = ?, device = ?, host = ?, attempts = attempts + 1
+				backend = ?, device = ?, host = ?, attempts = attempts + 1, pid = ?, heartbeat = ?
 			WHERE id = ?`,
 			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
 			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
 			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
-			id)
+			s.pid, now, id)
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, ErrAlreadyFinished) {
+		if errors.Is(err, ErrAlreadyFinished) || errors.Is(err, ErrRunningElsewhere) {
 			return 0, err
 		}
 		return 0, fmt.Errorf("runs: %s: start %s: %w", s.path, spec, err)
 	}
+	s.startHeartbeat()
 	return id, nil
 }
 
@@ -470,26 +511,40 @@ func (s *Store) Finished(hashes []string) (map[string]bool, error) {
 // interruptedMsg is the error MarkRunningInterrupted records.
 const interruptedMsg = "still marked running when a new grid started: its process ended without finishing it"
 
-// MarkRunningInterrupted marks every run still "running" as interrupted and
-// returns how many it marked. Call it once at grid start, before any Start:
-// a run left running is then stale, from a process that was killed.
-//
-// Caveat: the store cannot tell a stale run from one that another process is
-// computing right now. Two grids running concurrently on one database file
-// would mark each other's live runs interrupted (and, with the same hashes,
-// restart them). Finish still accepts such a run, so no result is lost, but
-// the statuses are misleading meanwhile; run one grid per database at a time.
+// MarkRunningInterrupted marks every stale running run (its process is gone,
+// see Live) as interrupted and returns how many it marked. Runs that other
+// live processes are computing are left alone. Call it at grid start.
 func (s *Store) MarkRunningInterrupted() (int64, error) {
-	now := formatTime(time.Now())
+	now := formatTime(s.now())
 	var n int64
 	err := s.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE runs SET status = ?, error = ?, finished = ? WHERE status = ?`,
-			StatusInterrupted, interruptedMsg, now, StatusRunning)
+		rows, err := tx.Query(`SELECT id, host, pid, heartbeat FROM runs WHERE status = ?`, StatusRunning)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		var stale []int64
+		for rows.Next() {
+			var id int64
+			var o owner
+			if err := rows.Scan(&id, &o.host, &o.pid, &o.heartbeat); err != nil {
+				rows.Close()
+				return err
+			}
+			if !s.Live(o.host, o.pid, o.heartbeat) {
+				stale = append(stale, id)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, id := range stale {
+			if _, err := tx.Exec(`UPDATE runs SET status = ?, error = ?, finished = ? WHERE id = ?`,
+				StatusInterrupted, interruptedMsg, now, id); err != nil {
+				return err
+			}
+		}
+		n = int64(len(stale))
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("runs: %s: mark running interrupted: %w", s.path, err)

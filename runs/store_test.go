@@ -2,6 +2,7 @@ package runs
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -479,7 +480,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 }
 
 func TestMarkRunningInterrupted(t *testing.T) {
-	s, _ := openTemp(t)
+	s, path := openTemp(t)
 	var ids []int64
 	for i := 0; i < 5; i++ {
 		id, err := s.Start(testSpec("gcn", "MUTAG", int64(i)), testProv)
@@ -494,12 +495,15 @@ func TestMarkRunningInterrupted(t *testing.T) {
 	if err := s.Fail(ids[1], StatusFailed, "boom", nil); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.MarkRunningInterrupted()
+	// s's process (pid 100 on box) is killed; a new grid (pid 200) starts.
+	setProcess(s, 100, nil, nil)
+	s2 := openAs(t, path, 200, nil, nil)
+	n, err := s2.MarkRunningInterrupted()
 	if err != nil || n != 3 {
 		t.Fatalf("MarkRunningInterrupted = %d, %v; want 3", n, err)
 	}
 	want := []Status{StatusFinished, StatusFailed, StatusInterrupted, StatusInterrupted, StatusInterrupted}
-	all, err := s.List(Filter{})
+	all, err := s2.List(Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +518,7 @@ func TestMarkRunningInterrupted(t *testing.T) {
 	if all[1].Error != "boom" {
 		t.Errorf("failed run's error overwritten: %q", all[1].Error)
 	}
-	if n, err := s.MarkRunningInterrupted(); err != nil || n != 0 {
+	if n, err := s2.MarkRunningInterrupted(); err != nil || n != 0 {
 		t.Errorf("second MarkRunningInterrupted = %d, %v; want 0", n, err)
 	}
 	// A run that was wrongly marked (still alive elsewhere) can finish.
@@ -522,27 +526,131 @@ func TestMarkRunningInterrupted(t *testing.T) {
 		t.Errorf("finish of an interrupted run: %v", err)
 	}
 	// Restarting an interrupted run counts an attempt.
-	if id, err := s.Start(testSpec("gcn", "MUTAG", 3), testProv); err != nil || id != ids[3] {
+	if id, err := s2.Start(testSpec("gcn", "MUTAG", 3), testProv); err != nil || id != ids[3] {
 		t.Fatalf("restart = %d, %v", id, err)
 	}
-	if r := listOne(t, s, ids[3]); r.Attempts != 2 || r.Status != StatusRunning {
+	if r := listOne(t, s2, ids[3]); r.Attempts != 2 || r.Status != StatusRunning {
 		t.Errorf("restarted interrupted run: %+v", r)
 	}
 }
 
+// setProcess makes s act as process pid on host "box" (testProv's host),
+// with alive telling which pids exist (nil: none) and clock as its time
+// (nil: the real clock).
+func setProcess(s *Store, pid int, alive func(int) bool, clock *time.Time) {
+	s.host, s.pid = testProv.Host, pid
+	s.alive = func(p int) bool { return alive != nil && alive(p) }
+	s.now = time.Now
+	if clock != nil {
+		s.now = func() time.Time { return *clock }
+	}
+}
+
+// openAs opens path as another process (see setProcess).
+func openAs(t *testing.T, path string, pid int, alive func(int) bool, clock *time.Time) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	setProcess(s, pid, alive, clock)
+	return s
+}
+
 func TestStartStaleRunning(t *testing.T) {
-	s, _ := openTemp(t)
+	s, path := openTemp(t)
+	setProcess(s, 100, nil, nil)
 	spec := testSpec("gcn", "MUTAG", 1)
 	id, err := s.Start(spec, testProv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := s.Start(spec, testProv)
+	// Process 100 died without marking; process 200 restarts the run.
+	s2 := openAs(t, path, 200, nil, nil)
+	id2, err := s2.Start(spec, testProv)
 	if err != nil || id2 != id {
-		t.Fatalf("restart of a running run = %d, %v; want %d", id2, err, id)
+		t.Fatalf("restart of a stale running run = %d, %v; want %d", id2, err, id)
 	}
-	if r := listOne(t, s, id); r.Attempts != 2 {
+	if r := listOne(t, s2, id); r.Attempts != 2 {
 		t.Errorf("attempts %d, want 2", r.Attempts)
+	}
+}
+
+// TestLiveness checks which running runs another process leaves alone: by
+// process existence on the same host, by heartbeat age on another host.
+func TestLiveness(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	other := testProv
+	other.Host = "elsewhere"
+	for _, c := range []struct {
+		name      string
+		prov      Provenance
+		ownerPid  int
+		alive     func(int) bool
+		advance   time.Duration // between the owner's last beat and the second process's look
+		wantLive  bool
+		nullBeat  bool // a row written before schema 3
+		beatAfter time.Duration
+	}{
+		{name: "same host, owner alive", prov: testProv, ownerPid: 100, alive: func(p int) bool { return p == 100 }, wantLive: true},
+		{name: "same host, owner gone", prov: testProv, ownerPid: 100, wantLive: false},
+		{name: "same host, pid reused by the looker", prov: testProv, ownerPid: 200, alive: func(int) bool { return true }, wantLive: false},
+		{name: "same host, alive but silent", prov: testProv, ownerPid: 100, alive: func(p int) bool { return p == 100 }, advance: StaleAfter + time.Second, wantLive: false},
+		{name: "other host, fresh heartbeat", prov: other, ownerPid: 100, advance: StaleAfter - time.Second, wantLive: true},
+		{name: "other host, stale heartbeat", prov: other, ownerPid: 100, advance: StaleAfter + time.Second, wantLive: false},
+		{name: "other host, kept beating", prov: other, ownerPid: 100, advance: 2 * StaleAfter, beatAfter: 2*StaleAfter - time.Second, wantLive: true},
+		{name: "row from before heartbeats", prov: other, ownerPid: 100, nullBeat: true, wantLive: false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clock := t0
+			s, path := openTemp(t)
+			setProcess(s, c.ownerPid, nil, &clock)
+			s.host = c.prov.Host
+			spec := testSpec("gin", "MUTAG", 7)
+			id, err := s.Start(spec, c.prov)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.nullBeat {
+				if _, err := s.db.Exec(`UPDATE runs SET heartbeat = NULL, pid = 0 WHERE id = ?`, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.beatAfter > 0 {
+				clock = t0.Add(c.beatAfter)
+				if err := s.Heartbeat(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock = t0.Add(c.advance)
+			s2 := openAs(t, path, 200, c.alive, &clock)
+			_, err = s2.Start(spec, testProv)
+			if c.wantLive {
+				if !errors.Is(err, ErrRunningElsewhere) || !errors.Is(err, suite.ErrRunningElsewhere) {
+					t.Errorf("Start of a live run: %v, want ErrRunningElsewhere", err)
+				}
+				if n, err := s2.MarkRunningInterrupted(); err != nil || n != 0 {
+					t.Errorf("MarkRunningInterrupted = %d, %v; want 0 (the run is live)", n, err)
+				}
+				if r := listOne(t, s2, id); r.Status != StatusRunning || r.Attempts != 1 {
+					t.Errorf("live run after the second process looked: %s, %d attempts", r.Status, r.Attempts)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Start of a stale run: %v, want a restart", err)
+			}
+			if r := listOne(t, s2, id); r.Status != StatusRunning || r.Attempts != 2 {
+				t.Errorf("stale run after restart: %s, %d attempts; want running, 2", r.Status, r.Attempts)
+			}
+			// Now process 200 owns it: a third process sees it live while
+			// 200 exists.
+			s3 := openAs(t, path, 300, func(p int) bool { return p == 200 }, &clock)
+			if _, err := s3.Start(spec, testProv); !errors.Is(err, ErrRunningElsewhere) {
+				t.Errorf("Start by a third process: %v, want ErrRunningElsewhere", err)
+			}
+		})
 	}
 }
 
@@ -628,11 +736,18 @@ func TestMigrateOldVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := old.Start(testSpec("gcn", "MUTAG", 1), testProv)
+	// A run as schema version 1 stored it (the columns of migration 1).
+	spec := testSpec("gcn", "MUTAG", 1)
+	specJSON, _ := json.Marshal(spec)
+	res, err := old.db.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, seed, params, protocol,
+			spec, status, started, finished, seconds)
+		VALUES (?, 'gcn', 'MUTAG', 'low', 0.1, 1, '{}', '{}', ?, 'finished', ?, ?, 1.5)`,
+		spec.Hash(), string(specJSON), formatTime(time.Now()), formatTime(time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": 0.5}}); err != nil {
+	id, _ := res.LastInsertId()
+	if _, err := old.db.Exec(`INSERT INTO metrics (run_id, name, value) VALUES (?, 'accuracy', 0.5)`, id); err != nil {
 		t.Fatal(err)
 	}
 	old.Close()

@@ -12,12 +12,24 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// ErrAlreadyFinished is returned (wrapped) by Recorder.Start for a spec
+// whose run is already finished, e.g. by another grid process on the same
+// database since this grid listed what to do. The scheduler skips it.
+var ErrAlreadyFinished = errors.New("run already finished")
+
+// ErrRunningElsewhere is returned (wrapped) by Recorder.Start for a spec
+// that another live process is running right now. The scheduler skips it,
+// so several grid processes can share one database and split the work.
+var ErrRunningElsewhere = errors.New("run is running in another process")
+
 // Recorder is where the scheduler records runs; runs.Store implements it
 // through runs.Recorder. Every call must be safe for concurrent use.
 type Recorder interface {
 	// Finished reports which config hashes already have a finished run.
 	Finished(hashes []string) (map[string]bool, error)
-	// Start records spec as running on device and returns its run id.
+	// Start records spec as running on device and returns its run id; its
+	// error wraps ErrAlreadyFinished or ErrRunningElsewhere when another
+	// process finished or is running the spec (the scheduler skips it).
 	Start(spec RunSpec, device string) (int64, error)
 	// Finish stores a finished run's metrics and curves atomically.
 	Finish(id int64, res Result) error
@@ -32,7 +44,9 @@ type Observer interface {
 	GridStart(toRun, skipped int)
 	RunStart(spec RunSpec, device string)
 	RunEpoch(spec RunSpec, epoch, total int)
-	// RunEnd reports a run's end; err is nil for a finished run.
+	// RunEnd reports a run's end; err is nil for a finished run. A spec
+	// that another process finished or is running ends without a RunStart,
+	// with an err wrapping ErrAlreadyFinished or ErrRunningElsewhere.
 	RunEnd(spec RunSpec, res Result, err error)
 }
 
@@ -94,9 +108,11 @@ type Scheduler struct {
 	Observer Observer
 }
 
-// Summary counts what a grid did.
+// Summary counts what a grid did. Skipped counts specs already finished
+// (before the grid or, by another process, during it); Elsewhere counts
+// specs skipped because another process was running them.
 type Summary struct {
-	Skipped, Finished, Failed, Interrupted int
+	Skipped, Finished, Failed, Interrupted, Elsewhere int
 }
 
 // Run executes every spec whose hash has no finished run yet. A failing
@@ -141,6 +157,7 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	// are serialised (they are SQLite writes anyway), so none can slip in
 	// after a failed one.
 	var startMu sync.Mutex
+	var doneElsewhere, runningElsewhere atomic.Int64
 	start := func(sp RunSpec, device string) (id int64, ok bool, err error) {
 		startMu.Lock()
 		defer startMu.Unlock()
@@ -148,6 +165,17 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 			return 0, false, nil
 		}
 		id, err = s.Store.Start(sp, device)
+		if elsewhere := errors.Is(err, ErrRunningElsewhere); elsewhere || errors.Is(err, ErrAlreadyFinished) {
+			if elsewhere {
+				runningElsewhere.Add(1)
+			} else {
+				doneElsewhere.Add(1)
+			}
+			if s.Observer != nil {
+				s.Observer.RunEnd(sp, Result{}, err)
+			}
+			return 0, false, nil
+		}
 		if err != nil {
 			storeFailed.Store(true)
 			return 0, false, fmt.Errorf("store: start %s: %w", sp, err)
@@ -177,7 +205,7 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 				if err != nil {
 					return err
 				}
-				if !ok { // stopped: drain what the feeder handed out
+				if !ok { // stopped, or skipped: drain what the feeder handed out
 					continue
 				}
 				runErr, storeErr := s.runOne(ctx, id, sp, slot)
@@ -192,6 +220,8 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	}
 	storeErr := g.Wait()
 	close(results)
+	sum.Skipped += int(doneElsewhere.Load())
+	sum.Elsewhere = int(runningElsewhere.Load())
 	for err := range results {
 		switch {
 		case err == nil:

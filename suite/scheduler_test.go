@@ -776,3 +776,64 @@ func TestSchedulerNoSlots(t *testing.T) {
 		t.Fatal("Run with no slots did not return")
 	}
 }
+
+// otherProcessRecorder answers Start for some hashes as if another grid
+// process on the same database were running them, or had finished them
+// since this grid listed its work.
+type otherProcessRecorder struct {
+	suite.Recorder
+	running, finished map[string]bool
+}
+
+func (r otherProcessRecorder) Start(spec suite.RunSpec, device string) (int64, error) {
+	switch h := spec.Hash(); {
+	case r.running[h]:
+		return 0, fmt.Errorf("start %s: %w", spec, suite.ErrRunningElsewhere)
+	case r.finished[h]:
+		return 0, fmt.Errorf("start %s: %w", spec, suite.ErrAlreadyFinished)
+	}
+	return r.Recorder.Start(spec, device)
+}
+
+// TestSchedulerSkipsOtherProcesses checks that specs another process runs
+// or finished are skipped (no run, counted, reported to the observer) and
+// the rest of the grid runs.
+func TestSchedulerSkipsOtherProcesses(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low", "high"}, []int64{0, 1})
+	rec := otherProcessRecorder{Recorder: e.rec,
+		running: map[string]bool{specs[0].Hash(): true}, finished: map[string]bool{specs[3].Hash(): true}}
+	obs := newObserver()
+	sched := e.scheduler(t, 2, obs)
+	sched.Store = rec
+	sum, err := sched.Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Finished: 2, Skipped: 1, Elsewhere: 1}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	started := obs.started()
+	rows := e.rows(t)
+	for i, sp := range specs {
+		h := sp.Hash()
+		ends := obs.ends[h]
+		switch i {
+		case 0, 3:
+			want := suite.ErrRunningElsewhere
+			if i == 3 {
+				want = suite.ErrAlreadyFinished
+			}
+			if started[h] || len(ends) != 1 || !errors.Is(ends[0], want) {
+				t.Errorf("%s: started %v, RunEnd errors %v; want no start and one %v", sp, started[h], ends, want)
+			}
+			if _, ok := rows[h]; ok {
+				t.Errorf("%s: stored although another process has it", sp)
+			}
+		default:
+			if !started[h] || len(ends) != 1 || ends[0] != nil || rows[h].Status != runs.StatusFinished {
+				t.Errorf("%s: started %v, RunEnd %v, status %s; want a finished run", sp, started[h], ends, rows[h].Status)
+			}
+		}
+	}
+}

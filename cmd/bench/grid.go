@@ -107,8 +107,12 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	sum, err := sched.Run(ctx, specs)
 	prog.Close()
-	fmt.Fprintf(os.Stderr, "grid: %d finished, %d failed, %d interrupted, %d already done (db %s)\n",
-		sum.Finished, sum.Failed, sum.Interrupted, sum.Skipped, *db)
+	elsewhere := ""
+	if sum.Elsewhere > 0 {
+		elsewhere = fmt.Sprintf(", %d running in other processes", sum.Elsewhere)
+	}
+	fmt.Fprintf(os.Stderr, "grid: %d finished, %d failed, %d interrupted, %d already done%s (db %s)\n",
+		sum.Finished, sum.Failed, sum.Interrupted, sum.Skipped, elsewhere, *db)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return errInterrupted

@@ -97,6 +97,10 @@ func (p *progress) RunEnd(spec suite.RunSpec, res suite.Result, err error) {
 	switch {
 	case errors.Is(err, context.Canceled):
 		status = "interrupted"
+	case errors.Is(err, suite.ErrRunningElsewhere):
+		status = "skipped: another process is running it"
+	case errors.Is(err, suite.ErrAlreadyFinished):
+		status = "skipped: another process finished it"
 	case err != nil:
 		status = "FAILED: " + firstLine(err.Error())
 	}
