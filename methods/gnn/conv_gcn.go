@@ -4,7 +4,6 @@ import (
 	"math"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -81,5 +80,5 @@ func GCNLayer(scope *model.Scope, h, adj, mask *Node, out int) *Node {
 // (Kipf & Welling 2017). h [B, N, Din], adj [B, N, N], mask [B, N] →
 // [B, N, hidden], padding rows 0.
 func GCNConv(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
-	return maskNodes(activation.Relu(GCNLayer(scope, h, adj, mask, hidden)), mask)
+	return maskNodes(ReLU(GCNLayer(scope, h, adj, mask, hidden)), mask)
 }

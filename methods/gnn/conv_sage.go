@@ -4,7 +4,6 @@ import (
 	"math"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -43,5 +42,5 @@ func SAGEConv(scope *model.Scope, h, adj, mask *Node, hidden int, normalize bool
 	if normalize {
 		z = L2Normalize(z, -1)
 	}
-	return maskNodes(activation.Relu(z), mask)
+	return maskNodes(ReLU(z), mask)
 }

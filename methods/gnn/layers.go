@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"hash/fnv"
 	"math"
@@ -8,7 +9,6 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's idiom for graph-building code
 	"github.com/gomlx/gomlx/core/tensors"
-	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -65,13 +65,20 @@ func Linear(scope *model.Scope, x *Node, out int) *Node {
 	return Reshape(Add(y, InsertAxes(b, 0)), dims...)
 }
 
+// ReLU is max(x, 0), written as Where(x ≥ 0, x, 0): the same values and
+// gradient (1 at x ≥ 0) as GoMLX's activation.Relu, whose gradient costs
+// two Sign passes over x in the Go backend (~3% of a training step).
+func ReLU(x *Node) *Node {
+	return Where(GreaterOrEqual(x, ScalarZero(x.Graph(), x.DType())), x, ZerosLike(x))
+}
+
 // MLP is Linear → ReLU → … → Linear with the given layer widths; the last
 // layer has no activation.
 func MLP(scope *model.Scope, x *Node, widths ...int) *Node {
 	for i, w := range widths {
 		x = Linear(scope.In("layer_%d", i), x, w)
 		if i < len(widths)-1 {
-			x = activation.Relu(x)
+			x = ReLU(x)
 		}
 	}
 	return x
@@ -93,7 +100,7 @@ func GINConv(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
 	g := h.Graph()
 	eps := scope.VariableWithValue("eps", float32(0)).NodeValue(g)
 	z := GINAggregate(h, adj, eps)
-	z = activation.Relu(MLP(scope.In("mlp"), z, hidden, hidden))
+	z = ReLU(MLP(scope.In("mlp"), z, hidden, hidden))
 	return maskNodes(z, mask)
 }
 
@@ -133,16 +140,7 @@ func KeepCount(ratio float64, n int) int {
 // K = KeepCount(ratio, N). Gradients flow into h and score through the
 // one-hot selection (TopK itself has no gradient in GoMLX).
 func TopKPool(h, adj, mask, score *Node, ratio float64) Pooled {
-	g := h.Graph()
-	n := h.Shape().Dim(1)
-	k := KeepCount(ratio, n)
-	masked := Where(GreaterThan(mask, ScalarZero(g, mask.DType())), score, MulScalar(OnesLike(score), -1e30))
-	_, idx := TopK(StopGradient(masked), k, 1)                          // [B, K]
-	sel := StopGradient(OneHot(idx, n, h.DType()))                      // [B, K, N]
-	counts := ReduceSum(mask, 1)                                        // [B]
-	keep := Ceil(AddScalar(MulScalar(counts, ratio), -1e-6))            // [B]
-	slots := Iota(g, shapes.Make(mask.DType(), h.Shape().Dim(0), k), 1) // [B, K]: 0, 1, …, K−1
-	newMask := StopGradient(ConvertDType(LessThan(slots, InsertAxes(keep, -1)), mask.DType()))
+	sel, newMask := topKSelect(score, mask, ratio)
 	hSel := Einsum("bkn,bnd->bkd", sel, h)
 	sSel := Einsum("bkn,bn->bk", sel, score)
 	hNew := maskNodes(Mul(hSel, InsertAxes(Tanh(sSel), -1)), newMask)
@@ -150,6 +148,42 @@ func TopKPool(h, adj, mask, score *Node, ratio float64) Pooled {
 	aNew = Einsum("bkm,bjm->bkj", aNew, sel)
 	aNew = Mul(aNew, Mul(InsertAxes(newMask, -1), InsertAxes(newMask, 1)))
 	return Pooled{H: hNew, Adj: aNew, Mask: newMask, Select: sel}
+}
+
+// topKSelect is TopKPool's selection: the one-hot selection sel [B, K, N]
+// of the ⌈ρ·n_b⌉ highest scores among the real nodes of each graph (ties
+// to the lower index) and the pooled mask [B, K], both without gradient.
+// score, mask [B, N].
+func topKSelect(score, mask *Node, ratio float64) (sel, newMask *Node) {
+	g := score.Graph()
+	n := score.Shape().Dim(1)
+	k := KeepCount(ratio, n)
+	masked := Where(GreaterThan(mask, ZerosLike(mask)), score, MulScalar(OnesLike(score), -1e30))
+	sel = StopGradient(TopKSelection(StopGradient(masked), k))
+	keep := Ceil(AddScalar(MulScalar(ReduceSum(mask, 1), ratio), -1e-6))
+	slots := Iota(g, shapes.Make(mask.DType(), score.Shape().Dim(0), k), 1)
+	newMask = StopGradient(ConvertDType(LessThan(slots, InsertAxes(keep, -1)), mask.DType()))
+	return sel, newMask
+}
+
+// TopKSelection is OneHot(TopK(s, k)) without a sort: the one-hot
+// selection sel [B, K, N] (s's dtype) whose row k marks the node of rank k
+// in s [B, N] (descending; ties to the lower index, as TopK orders them).
+// A node's rank is the number of nodes before it, from an [B, N, N]
+// pairwise comparison: the Go backend runs TopK as a sort that interprets
+// every comparison (40–100 ms per COIL-DEL batch), the comparison takes
+// 2–6 ms. No gradient. k ≤ N.
+func TopKSelection(s *Node, k int) *Node {
+	g := s.Graph()
+	b, n := s.Shape().Dim(0), s.Shape().Dim(1)
+	si := InsertAxes(s, -1) // [B, N(i), 1]
+	sj := InsertAxes(s, 1)  // [B, 1, N(j)]
+	ii := Iota(g, shapes.Make(dtypes.Int32, b, n, n), 1)
+	jj := Iota(g, shapes.Make(dtypes.Int32, b, n, n), 2)
+	before := Or(GreaterThan(sj, si), And(Equal(sj, si), LessThan(jj, ii))) // [B, N, N]: j ranks before i
+	rank := ReduceSum(ConvertDType(before, dtypes.Int32), -1)               // [B, N]
+	slots := Iota(g, shapes.Make(dtypes.Int32, b, k, n), 1)                 // [B, K, N]
+	return ConvertDType(Equal(slots, InsertAxes(rank, 1)), s.DType())
 }
 
 // MeanMaxReadout is the graph readout mean‖max over real nodes:

@@ -2,6 +2,8 @@ package gnn
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -145,5 +147,47 @@ func TestTopKPoolPerGraph(t *testing.T) {
 	}
 	if e1 != 6 {
 		t.Errorf("graph 1 pooled edges = %v, want 6", e1)
+	}
+}
+
+// TestTopKSelection checks the sort-free selection against OneHot(TopK) —
+// what it replaced — on scores with ties and -1e30 padding, and on a
+// hand-made row.
+func TestTopKSelection(t *testing.T) {
+	backend := testBackend(t)
+	// Hand-made: s = [0.5, 2, 0.5, -1e30, 3], k = 3 → nodes 4, 1, 0 (the
+	// tie 0.5 goes to the lower index 0).
+	s := tensors.FromFlatDataAndDimensions([]float32{0.5, 2, 0.5, -1e30, 3}, 1, 5)
+	got := tensors.MustCopyFlatData[float32](MustExecOnce(backend, func(s *Node) *Node { return TopKSelection(s, 3) }, s))
+	want := []float32{
+		0, 0, 0, 0, 1,
+		0, 1, 0, 0, 0,
+		1, 0, 0, 0, 0,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("TopKSelection hand-made = %v, want %v", got, want)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ b, n, k int }{{1, 1, 1}, {4, 7, 6}, {16, 20, 16}, {8, 64, 52}, {3, 9, 9}} {
+		data := make([]float32, c.b*c.n)
+		for i := range data {
+			switch r := rng.IntN(10); {
+			case r < 3:
+				data[i] = float32(rng.IntN(3)) // frequent ties
+			case r < 4:
+				data[i] = -1e30 // padding
+			default:
+				data[i] = float32(rng.NormFloat64())
+			}
+		}
+		s := tensors.FromFlatDataAndDimensions(data, c.b, c.n)
+		outs := MustExecOnceN(backend, func(s *Node) []*Node {
+			_, idx := TopK(s, c.k, 1)
+			return []*Node{TopKSelection(s, c.k), OneHot(idx, c.n, s.DType())}
+		}, s)
+		got, want := tensors.MustCopyFlatData[float32](outs[0]), tensors.MustCopyFlatData[float32](outs[1])
+		if !slices.Equal(got, want) {
+			t.Errorf("B=%d N=%d K=%d: TopKSelection differs from OneHot(TopK)", c.b, c.n, c.k)
+		}
 	}
 }

@@ -176,23 +176,6 @@ func ASAPool(scope *model.Scope, h, adj, mask *Node, ratio float64, opt ASAPOpti
 	}
 }
 
-// topKSelect is TopKPool's selection: the one-hot selection sel [B, K, N]
-// of the ⌈ρ·n_b⌉ highest scores among the real nodes of each graph (ties
-// to the lower index) and the pooled mask [B, K], both without gradient.
-// score, mask [B, N].
-func topKSelect(score, mask *Node, ratio float64) (sel, newMask *Node) {
-	g := score.Graph()
-	n := score.Shape().Dim(1)
-	k := KeepCount(ratio, n)
-	masked := Where(GreaterThan(mask, ZerosLike(mask)), score, MulScalar(OnesLike(score), -1e30))
-	_, idx := TopK(StopGradient(masked), k, 1)
-	sel = StopGradient(OneHot(idx, n, score.DType()))
-	keep := Ceil(AddScalar(MulScalar(ReduceSum(mask, 1), ratio), -1e-6))
-	slots := Iota(g, shapes.Make(mask.DType(), score.Shape().Dim(0), k), 1)
-	newMask = StopGradient(ConvertDType(LessThan(slots, InsertAxes(keep, -1)), mask.DType()))
-	return sel, newMask
-}
-
 // ClusterMax is ASAP's master-query aggregation, the feature-wise max over
 // each cluster: out[b,i,:] = max_{j: member[b,i,j]} h[b,j,:], and 0 for
 // padding nodes. h [B, N, D], member [B, N, N] bool (every real node in its
