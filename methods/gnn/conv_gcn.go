@@ -52,7 +52,7 @@ func GCNPropagate(h, adj, mask *Node) *Node {
 	fill, dinv := GCNDegreeInvSqrt(adj, mask)
 	d := InsertAxes(dinv, -1)
 	x := Mul(h, d)
-	ax := Add(Einsum("bij,bjd->bid", adj, x), Mul(x, InsertAxes(fill, -1)))
+	ax := Add(Propagate(adj, x), Mul(x, InsertAxes(fill, -1)))
 	return Mul(ax, d)
 }
 

@@ -26,7 +26,7 @@ func SAGEMean(h, adj *Node) *Node {
 	deg := InsertAxes(ReduceSum(adj, -1), -1) // [B, N, 1]
 	pos := GreaterThan(deg, ZerosLike(deg))
 	inv := Where(pos, Inverse(Where(pos, deg, OnesLike(deg))), ZerosLike(deg))
-	return Mul(Einsum("bij,bjd->bid", adj, h), inv)
+	return Mul(Propagate(adj, h), inv)
 }
 
 // SAGEConv is one GraphSAGE layer with the mean aggregator (Hamilton et al.

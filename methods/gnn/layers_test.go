@@ -191,3 +191,42 @@ func TestTopKSelection(t *testing.T) {
 		}
 	}
 }
+
+// TestPropagateGradient checks Propagate's custom gradient against the
+// plain Einsum's on a directed, weighted adjacency: same value, same
+// gradients with respect to h and adj.
+func TestPropagateGradient(t *testing.T) {
+	backend := testBackend(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	const b, n, d = 3, 5, 4
+	adjData := make([]float32, b*n*n)
+	for i := range adjData {
+		if rng.IntN(3) == 0 {
+			adjData[i] = float32(rng.Float64()) // directed: adj ≠ adjᵀ
+		}
+	}
+	hData := make([]float32, b*n*d)
+	wData := make([]float32, b*n*d)
+	for i := range hData {
+		hData[i], wData[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+	}
+	adj := tensors.FromFlatDataAndDimensions(adjData, b, n, n)
+	h := tensors.FromFlatDataAndDimensions(hData, b, n, d)
+	w := tensors.FromFlatDataAndDimensions(wData, b, n, d)
+	outs := MustExecOnceN(backend, func(adj, h, w *Node) []*Node {
+		// A loss that is not linear in the output, so v varies per entry.
+		loss := func(y *Node) *Node { return ReduceAllSum(Mul(Square(y), w)) }
+		custom, plain := Propagate(adj, h), Einsum("bij,bjd->bid", adj, h)
+		gc := Gradient(loss(custom), h, adj)
+		gp := Gradient(loss(plain), h, adj)
+		return []*Node{custom, plain, gc[0], gp[0], gc[1], gp[1]}
+	}, adj, h, w)
+	for i, name := range []string{"value", "gradient w.r.t. h", "gradient w.r.t. adj"} {
+		got, want := tensors.MustCopyFlatData[float32](outs[2*i]), tensors.MustCopyFlatData[float32](outs[2*i+1])
+		for j := range want {
+			if math.Abs(float64(got[j]-want[j])) > 1e-4*(1+math.Abs(float64(want[j]))) {
+				t.Fatalf("%s [%d]: Propagate %v, Einsum %v", name, j, got[j], want[j])
+			}
+		}
+	}
+}
