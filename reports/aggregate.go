@@ -429,3 +429,59 @@ func MeanStd(xs []float64) (mean, std float64) {
 	}
 	return mean, math.Sqrt(ss / float64(n-1))
 }
+
+// ParseParamFilters parses --param values "key=value" into a map; value
+// "unset" selects runs without the key. Errors name the offending value.
+func ParseParamFilters(values []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, v := range values {
+		k, val, ok := strings.Cut(v, "=")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
+		if !ok || k == "" || val == "" {
+			return nil, fmt.Errorf("--param %q: want key=value (value unset for runs without the key)", v)
+		}
+		if old, dup := out[k]; dup && old != val {
+			return nil, fmt.Errorf("--param %q: %s is already %s", v, k, old)
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+// SelectParams keeps the runs whose hyper-parameters match want (key →
+// value as RowLabels prints it, %v; "unset" for an absent key), e.g. the
+// runs of the current defaults after a default changed: {"size_chunks":
+// "3"}. A key only filters the methods that have it in some run; methods
+// none of whose runs have it (kernels, say, for size_chunks) are kept.
+func SelectParams(rs []runs.Run, want map[string]string) []runs.Run {
+	if len(want) == 0 {
+		return rs
+	}
+	has := map[string]map[string]bool{} // method → keys in some run
+	for _, r := range rs {
+		if has[r.Spec.Method] == nil {
+			has[r.Spec.Method] = map[string]bool{}
+		}
+		for k := range r.Spec.Params {
+			has[r.Spec.Method][k] = true
+		}
+	}
+	var out []runs.Run
+	for _, r := range rs {
+		keep := true
+		for k, v := range want {
+			if !has[r.Spec.Method][k] {
+				continue
+			}
+			got, ok := r.Spec.Params[k]
+			if (ok && fmt.Sprintf("%v", got) != v) || (!ok && v != "unset") {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -428,3 +428,44 @@ func TestPDFLaTeX(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestSelectParams(t *testing.T) {
+	with := func(r runs.Run, p suite.Params) runs.Run { r.Spec.Params = p; return r }
+	rs := []runs.Run{
+		with(mk("gin-topk", "COIL-DEL", "low", 0, 0.1), suite.Params{"lr": 0.001, "size_chunks": 3}),
+		with(mk("gin-topk", "COIL-DEL", "low", 0, 0.2), suite.Params{"lr": 0.001}), // before size_chunks existed
+		with(mk("gin-topk", "COIL-DEL", "low", 1, 0.3), suite.Params{"lr": 0.01, "size_chunks": 1}),
+		with(mk("wl", "COIL-DEL", "low", 0, 0.4), suite.Params{"iterations": 5}), // has no size_chunks
+	}
+	accs := func(rs []runs.Run) []float64 {
+		var out []float64
+		for _, r := range rs {
+			out = append(out, r.Metrics[suite.MetricAccuracy])
+		}
+		return out
+	}
+	for _, c := range []struct {
+		args []string
+		want []float64
+	}{
+		{nil, []float64{0.1, 0.2, 0.3, 0.4}},
+		{[]string{"size_chunks=3"}, []float64{0.1, 0.4}},
+		{[]string{"size_chunks=unset"}, []float64{0.2, 0.4}},
+		{[]string{"size_chunks=3", "lr=0.01"}, []float64{0.4}},
+		{[]string{" lr = 0.001 "}, []float64{0.1, 0.2, 0.4}},
+		{[]string{"iterations=3"}, []float64{0.1, 0.2, 0.3}},
+	} {
+		want, err := ParseParamFilters(c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := accs(SelectParams(rs, want)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("--param %q: runs %v, want %v", c.args, got, c.want)
+		}
+	}
+	for _, bad := range [][]string{{"size_chunks"}, {"=3"}, {"lr="}, {"lr=1", "lr=2"}} {
+		if _, err := ParseParamFilters(bad); err == nil || !strings.Contains(err.Error(), "--param") {
+			t.Errorf("ParseParamFilters(%q) = %v, want an error naming --param", bad, err)
+		}
+	}
+}

@@ -17,6 +17,7 @@ func runReport(args []string, stdout io.Writer) error {
 	dsets := fs.StringSlice("datasets", nil, "only these datasets (default: all in the database)")
 	names := fs.String("names", "registry", "row names: registry (gin-topk) or paper (GIN)")
 	standalone := fs.Bool("standalone", false, "with --format latex: a complete document for pdflatex")
+	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,6 +37,11 @@ func runReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	want, err := reports.ParseParamFilters(*params)
+	if err != nil {
+		return err
+	}
+	rs = reports.SelectParams(rs, want)
 	opts := reports.Options{Methods: *methods, Datasets: *dsets}
 	switch *names {
 	case "registry":
