@@ -10,7 +10,7 @@ import (
 // is the median, so a slow first epoch (compilation) does not count.
 func TestEpochSeconds(t *testing.T) {
 	tests := []struct {
-		name  string
+		name   string
 		steps  []time.Duration // clock advance before each Epoch call
 		cached int             // the first cached epochs are restored, not computed
 		want   float64
