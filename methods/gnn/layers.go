@@ -65,11 +65,13 @@ func Linear(scope *model.Scope, x *Node, out int) *Node {
 	return Reshape(Add(y, InsertAxes(b, 0)), dims...)
 }
 
-// ReLU is max(x, 0), written as Where(x ≥ 0, x, 0): the same values and
-// gradient (1 at x ≥ 0) as GoMLX's activation.Relu, whose gradient costs
-// two Sign passes over x in the Go backend (~3% of a training step).
+// ReLU is max(x, 0), written as Where(x < 0, 0, x): the same values as
+// GoMLX's activation.Relu (Max(x, 0)), NaN included — a NaN input stays NaN,
+// so a diverged run still surfaces as a NaN loss — and the same gradient
+// (0 at x < 0, 1 at x ≥ 0). activation.Relu's gradient costs two Sign passes
+// over x in the Go backend (~3% of a training step).
 func ReLU(x *Node) *Node {
-	return Where(GreaterOrEqual(x, ScalarZero(x.Graph(), x.DType())), x, ZerosLike(x))
+	return Where(LessThan(x, ScalarZero(x.Graph(), x.DType())), ScalarZero(x.Graph(), x.DType()), x)
 }
 
 // MLP is Linear → ReLU → … → Linear with the given layer widths; the last

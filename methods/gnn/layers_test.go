@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers/activation"
 
 	"github.com/ugbench/ugbench/datasets"
 )
@@ -228,5 +229,39 @@ func TestPropagateGradient(t *testing.T) {
 				t.Fatalf("%s [%d]: Propagate %v, Einsum %v", name, j, got[j], want[j])
 			}
 		}
+	}
+}
+
+// TestReLU checks ReLU against GoMLX's activation.Relu (values and
+// gradients) on negatives, zero and positives, and that a NaN input stays
+// NaN (the suite relies on NaN losses surfacing as failed runs).
+func TestReLU(t *testing.T) {
+	backend := testBackend(t)
+	xData := []float32{-3, -0.5, -1e-7, 0, 1e-7, 0.5, 2, 100}
+	wData := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	x := tensors.FromFlatDataAndDimensions(xData, len(xData))
+	w := tensors.FromFlatDataAndDimensions(wData, len(wData))
+	outs := MustExecOnceN(backend, func(x, w *Node) []*Node {
+		ours, theirs := ReLU(x), activation.Relu(x)
+		gOurs := Gradient(ReduceAllSum(Mul(ours, w)), x)[0]
+		gTheirs := Gradient(ReduceAllSum(Mul(theirs, w)), x)[0]
+		return []*Node{ours, theirs, gOurs, gTheirs}
+	}, x, w)
+	for i, name := range []string{"value", "gradient"} {
+		got, want := tensors.MustCopyFlatData[float32](outs[2*i]), tensors.MustCopyFlatData[float32](outs[2*i+1])
+		if !slices.Equal(got, want) {
+			t.Errorf("ReLU %s = %v, activation.Relu %s = %v", name, got, name, want)
+		}
+	}
+	// Gradient 1 at x = 0, as activation.Relu's.
+	if g := tensors.MustCopyFlatData[float32](outs[2])[3]; g != wData[3] {
+		t.Errorf("ReLU gradient at 0 = %v, want %v", g, wData[3])
+	}
+
+	nan := float32(math.NaN())
+	xn := tensors.FromFlatDataAndDimensions([]float32{-1, nan, 0, 2}, 4)
+	got := tensors.MustCopyFlatData[float32](MustExecOnce(backend, func(x *Node) *Node { return ReLU(x) }, xn))
+	if got[0] != 0 || !math.IsNaN(float64(got[1])) || got[2] != 0 || got[3] != 2 {
+		t.Errorf("ReLU([-1, NaN, 0, 2]) = %v, want [0, NaN, 0, 2]", got)
 	}
 }
