@@ -139,8 +139,9 @@ func KeepCount(ratio float64, n int) int {
 // adjacency keeps exactly the edges between kept nodes.
 //
 // h [B, N, D], adj [B, N, N], mask [B, N], score [B, N] → Pooled with
-// K = KeepCount(ratio, N). Gradients flow into h and score through the
-// one-hot selection (TopK itself has no gradient in GoMLX).
+// K = KeepCount(ratio, N). The selection is TopKSelection's (no gradient);
+// gradients flow into h and score through the products with it (h·sel and
+// the tanh(score) gate).
 func TopKPool(h, adj, mask, score *Node, ratio float64) Pooled {
 	sel, newMask := topKSelect(score, mask, ratio)
 	hSel := Einsum("bkn,bnd->bkd", sel, h)
@@ -174,18 +175,21 @@ func topKSelect(score, mask *Node, ratio float64) (sel, newMask *Node) {
 // A node's rank is the number of nodes before it, from an [B, N, N]
 // pairwise comparison: the Go backend runs TopK as a sort that interprets
 // every comparison (40–100 ms per COIL-DEL batch), the comparison takes
-// 2–6 ms. No gradient. k ≤ N.
+// 2–6 ms. The index tie-break and the slot numbers are [1, N, N] and
+// [1, K, 1] temporaries broadcast over the batch, so only the comparison
+// itself scales with B. No gradient. k ≤ N.
 func TopKSelection(s *Node, k int) *Node {
 	g := s.Graph()
-	b, n := s.Shape().Dim(0), s.Shape().Dim(1)
+	n := s.Shape().Dim(1)
 	si := InsertAxes(s, -1) // [B, N(i), 1]
 	sj := InsertAxes(s, 1)  // [B, 1, N(j)]
-	ii := Iota(g, shapes.Make(dtypes.Int32, b, n, n), 1)
-	jj := Iota(g, shapes.Make(dtypes.Int32, b, n, n), 2)
-	before := Or(GreaterThan(sj, si), And(Equal(sj, si), LessThan(jj, ii))) // [B, N, N]: j ranks before i
-	rank := ReduceSum(ConvertDType(before, dtypes.Int32), -1)               // [B, N]
-	slots := Iota(g, shapes.Make(dtypes.Int32, b, k, n), 1)                 // [B, K, N]
-	return ConvertDType(Equal(slots, InsertAxes(rank, 1)), s.DType())
+	ii := Iota(g, shapes.Make(dtypes.Int32, 1, n, 1), 1)
+	jj := Iota(g, shapes.Make(dtypes.Int32, 1, 1, n), 2)
+	lower := LessThan(jj, ii)                                         // [1, N, N]: j < i
+	before := Or(GreaterThan(sj, si), And(Equal(sj, si), lower))      // [B, N, N]: j ranks before i
+	rank := ReduceSum(ConvertDType(before, dtypes.Int32), -1)         // [B, N]
+	slots := Iota(g, shapes.Make(dtypes.Int32, 1, k, 1), 1)           // [1, K, 1]
+	return ConvertDType(Equal(slots, InsertAxes(rank, 1)), s.DType()) // [B, K, N]
 }
 
 // MeanMaxReadout is the graph readout mean‖max over real nodes:
