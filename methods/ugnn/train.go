@@ -211,7 +211,8 @@ var warmupLocks sync.Map // cache dir → *sync.Mutex
 
 // warmupVersion is part of the warm-up cache key: bump it whenever the
 // network or the warm-up changes, or old checkpoints would be reused.
-const warmupVersion = 2
+// 3: gnn.Propagate's custom gradient (GIN/GCN/SAGE) changed float rounding.
+const warmupVersion = 3
 
 // warmupKey hashes everything the warm-up depends on: data, split, seed,
 // network and optimisation settings, backend, code version. The five
