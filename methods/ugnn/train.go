@@ -5,14 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 
@@ -207,8 +211,6 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]flo
 	return map[string]float64{"loss": loss / n, "loss_ce": ce / n}, nil
 }
 
-var warmupLocks sync.Map // cache dir → *sync.Mutex
-
 // warmupVersion is part of the warm-up cache key: bump it whenever the
 // network or the warm-up changes, or old checkpoints would be reused.
 // 3: gnn.Propagate's custom gradient (GIN/GCN/SAGE) changed float rounding.
@@ -239,8 +241,13 @@ func (r *run) warmupKey() string {
 
 // warmup trains WarmupEpochs on the labelled graphs, or restores them from
 // the checkpoint cache (Task.CacheDir/ugnn-warmup/KEY) that an earlier run
-// with the same inputs wrote; its curves are replayed so every run logs the
-// same warm-up.
+// with the same inputs wrote; its curves are replayed (marked with
+// suite.CachedEpochCurve) so every run logs the same warm-up.
+//
+// Several processes (bench grid workers) may share the cache: the whole
+// check → load-or-train → save sequence holds an exclusive file lock on
+// KEY.lock (see lockWarmup), so one of them trains an entry and the others
+// wait and load it. A complete entry is never deleted.
 func (r *run) warmup(ctx context.Context) error {
 	if r.cfg.WarmupEpochs == 0 {
 		return nil
@@ -250,32 +257,93 @@ func (r *run) warmup(ctx context.Context) error {
 		return err
 	}
 	dir := filepath.Join(r.task.CacheDir, "ugnn-warmup", r.warmupKey())
-	mu, _ := warmupLocks.LoadOrStore(dir, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
-	curvesFile := filepath.Join(dir, "curves.json")
-	if data, err := os.ReadFile(curvesFile); err == nil {
-		var curves []map[string]float64
-		if err := json.Unmarshal(data, &curves); err == nil && len(curves) == r.cfg.WarmupEpochs {
-			if _, err := checkpoint.Load(r.net.store).Dir(dir).Done(); err != nil {
-				return fmt.Errorf("load warm-up checkpoint %s: %w", dir, err)
-			}
-			for _, values := range curves {
-				values["warmup_cached"] = 1
-				r.logEpoch(values)
-			}
-			return nil
+	unlock, err := lockWarmup(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if curves, ok := readWarmupCurves(dir, r.cfg.WarmupEpochs); ok {
+		if _, err := checkpoint.Load(r.net.store).Dir(dir).Done(); err != nil {
+			return fmt.Errorf("load warm-up checkpoint %s: %w", dir, err)
 		}
+		for _, values := range curves {
+			values[suite.CachedEpochCurve] = 1
+			r.logEpoch(values)
+		}
+		return nil
 	}
 	curves, err := r.trainWarmup(ctx)
 	if err != nil {
 		return err
 	}
-	// Save to a temporary directory, then rename: a crash never leaves a
-	// half-written cache entry.
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
+	return r.saveWarmup(dir, curves)
+}
+
+// warmupLocks serialises the goroutines of this process per cache entry
+// (dir → chan struct{} of capacity 1), so they wait without polling the file
+// lock; fcntl-based file locks (used by flock on some systems) do not
+// exclude each other within one process either.
+var warmupLocks sync.Map
+
+// warmupLockRetry is how often a waiting run retries the file lock another
+// process holds.
+const warmupLockRetry = 200 * time.Millisecond
+
+// lockWarmup takes the cache entry dir's process-local lock and then an
+// exclusive file lock on dir + ".lock", both abandoned with ctx's error if
+// ctx ends first. The lock file stays on disk: the lock itself is released
+// by unlock or when the process exits, so a leftover file never blocks.
+func lockWarmup(ctx context.Context, dir string) (unlock func(), err error) {
+	ch, _ := warmupLocks.LoadOrStore(dir, make(chan struct{}, 1))
+	sem := ch.(chan struct{})
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
+	release := func() { <-sem }
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		release()
+		return nil, err
+	}
+	fl := flock.New(dir+".lock", flock.SetPermissions(0o644))
+	ok, err := fl.TryLockContext(ctx, warmupLockRetry)
+	if err != nil || !ok {
+		release()
+		if err == nil {
+			err = fmt.Errorf("lock %s: not acquired", fl.Path())
+		}
+		return nil, fmt.Errorf("warm-up cache lock: %w", err)
+	}
+	return func() {
+		_ = fl.Unlock()
+		release()
+	}, nil
+}
+
+// readWarmupCurves reads a complete cache entry's curves: curves.json is
+// written last, so an entry with a valid one holding all warm-up epochs is
+// complete.
+func readWarmupCurves(dir string, epochs int) ([]map[string]float64, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, "curves.json"))
+	if err != nil {
+		return nil, false
+	}
+	var curves []map[string]float64
+	if err := json.Unmarshal(data, &curves); err != nil || len(curves) != epochs {
+		return nil, false
+	}
+	return curves, true
+}
+
+// saveWarmup stores the trained warm-up (the store's checkpoint and curves)
+// as the cache entry dir. It writes a temporary directory and renames it, so
+// a crash never leaves a half-written entry. If a complete entry dir exists
+// already (a writer that did not take the lock), it is kept: the trained
+// state is in memory already. Only an incomplete dir (never written by
+// saveWarmup, whose renames are atomic) is replaced; the caller holds the
+// entry's lock, so nobody is loading it.
+func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
 	if err != nil {
 		return err
@@ -292,8 +360,19 @@ func (r *run) warmup(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(tmp, "curves.json"), data, 0o644); err != nil {
 		return err
 	}
-	_ = os.RemoveAll(dir)
-	return os.Rename(tmp, dir)
+	err = os.Rename(tmp, dir)
+	if errors.Is(err, fs.ErrExist) { // EEXIST or ENOTEMPTY: dir is taken
+		if _, complete := readWarmupCurves(dir, len(curves)); complete {
+			return nil
+		}
+		if err = os.RemoveAll(dir); err == nil {
+			err = os.Rename(tmp, dir)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("store warm-up cache entry: %w", err)
+	}
+	return nil
 }
 
 // trainWarmup trains the warm-up epochs and returns their logged values.
