@@ -11,43 +11,72 @@ import (
 const HeartbeatInterval = 30 * time.Second
 
 // StaleAfter is how old a running run's heartbeat may be before the run
-// counts as abandoned (its process killed, its machine down).
+// counts as abandoned (its process killed or stopped, its machine down).
 const StaleAfter = 3 * HeartbeatInterval
 
-// owner is who runs a running run: runs.host, runs.pid, runs.heartbeat.
+// process identifies an operating-system process across processes of one
+// machine: host name, pid namespace (e.g. "pid:[4026531836]" on Linux, ""
+// where unknown), process id and start time (clock ticks since boot on
+// Linux, 0 where unknown). Containers on one host may share a host name but
+// not a pid namespace, and a pid is reused only with another start time.
+type process struct {
+	host  string
+	ns    string
+	pid   int
+	start int64
+}
+
+// owner is who runs a running run and when it last said so (runs.host,
+// pidns, pid, pid_start, heartbeat).
 type owner struct {
-	host      string
-	pid       int
+	process
 	heartbeat sql.NullString
 }
 
-// Live reports whether a running run owned by process pid on host, last
-// heard of at heartbeat (timeLayout; NULL for runs written before schema
-// version 3), is still being computed: its heartbeat is at most StaleAfter
-// old and, if host is this host, process pid exists and is not this
-// process (a run can only be this process's own if it started it, and a
-// grid never starts a spec twice). A process killed with SIGKILL is thus
-// detected at once on the same host, and within StaleAfter on another.
-func (s *Store) Live(host string, pid int, heartbeat sql.NullString) bool {
-	if !heartbeat.Valid {
+// probe reports whether process pid of this pid namespace exists and its
+// start time (0 where the platform cannot tell).
+type probe func(pid int) (exists bool, start int64)
+
+// live reports whether a running run owned by o is still being computed.
+// Its heartbeat must be at most StaleAfter old (or ahead: clocks of one
+// machine agree, so a heartbeat far in the future is corrupt and stale) —
+// runs written before schema version 3 have none and are stale. If o is a
+// process of this host and pid namespace, that process must also exist,
+// with the same start time (else its pid was reused), and not be this
+// process (a run of this process is one it started and abandoned, e.g. an
+// earlier grid in the same process; a grid never starts a spec twice). A
+// process killed with SIGKILL is thus detected at once from its own pid
+// namespace, and within StaleAfter from another (another container).
+func (s *Store) live(o owner) bool {
+	if !o.heartbeat.Valid {
 		return false
 	}
-	t, err := parseTime(heartbeat.String)
-	if err != nil || s.now().Sub(t) > StaleAfter {
+	t, err := parseTime(o.heartbeat.String)
+	if err != nil {
 		return false
 	}
-	if host == s.host && (pid == s.pid || !s.alive(pid)) {
+	if age := s.now().Sub(t); age > StaleAfter || age < -StaleAfter {
 		return false
 	}
-	return true
+	if o.host != s.self.host || o.ns != s.self.ns {
+		return true
+	}
+	if o.pid == s.self.pid && o.start == s.self.start {
+		return false
+	}
+	exists, start := s.probe(o.pid)
+	if !exists {
+		return false
+	}
+	return o.start == 0 || start == 0 || start == o.start
 }
 
 // Heartbeat marks every run this process is running as alive now. The
 // Store calls it every HeartbeatInterval after the first Start; it is
 // exported for tests and for callers that block the loop's goroutine.
 func (s *Store) Heartbeat() error {
-	_, err := s.db.Exec(`UPDATE runs SET heartbeat = ? WHERE status = ? AND pid = ? AND host = ?`,
-		formatTime(s.now()), StatusRunning, s.pid, s.host)
+	_, err := s.db.Exec(`UPDATE runs SET heartbeat = ? WHERE status = ? AND pid = ? AND pidns = ? AND pid_start = ?`,
+		formatTime(s.now()), StatusRunning, s.self.pid, s.self.ns, s.self.start)
 	if err != nil {
 		return fmt.Errorf("runs: %s: heartbeat: %w", s.path, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -89,6 +88,10 @@ var migrations = []string{
 	// heartbeat, so grids in several processes can share one database.
 	`ALTER TABLE runs ADD COLUMN pid INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE runs ADD COLUMN heartbeat TEXT; -- UTC, timeLayout; NULL before schema 3`,
+	// 4: the rest of the owner's identity: its pid namespace (containers on
+	// one host) and start time (pid reuse); see process.
+	`ALTER TABLE runs ADD COLUMN pidns TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN pid_start INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -104,26 +107,26 @@ var ErrNotFound = errors.New("run not found")
 var ErrAlreadyFinished = suite.ErrAlreadyFinished
 
 // ErrRunningElsewhere is returned (wrapped) by Start for a run that another
-// live process is running (see Store.Live). It is suite.ErrRunningElsewhere,
+// live process is running (see Start). It is suite.ErrRunningElsewhere,
 // which the scheduler skips.
 var ErrRunningElsewhere = suite.ErrRunningElsewhere
 
 // Store is the SQLite run store. It is safe for concurrent use by several
-// goroutines, and several processes may open the same file: WAL mode and a
-// busy timeout serialise their writes, and every running run carries its
-// owner (host, process id) and a heartbeat, so that one process neither
-// restarts nor marks interrupted a run another process is computing.
+// goroutines, and several processes of one machine may open the same file
+// (SQLite's WAL mode needs shared memory: no network file systems): WAL and
+// a busy timeout serialise their writes, and every running run carries its
+// owning process and a heartbeat, so that one process neither restarts nor
+// marks interrupted a run another process is computing.
 type Store struct {
 	db   *sql.DB
 	path string
 
-	host      string             // this process's host name (runs.host of its runs)
-	pid       int                // this process's id (runs.pid of its runs)
-	alive     func(pid int) bool // whether a process of this host exists
-	now       func() time.Time   // the clock (tests replace it)
-	beat      sync.Once          // starts the heartbeat loop on the first Start
-	stop      chan struct{}      // closed by Close to end the loop
-	ended     chan struct{}      // closed when the loop has ended
+	self  process          // this process, the owner of the runs it starts
+	probe probe            // what exists in this pid namespace
+	now   func() time.Time // the clock (tests replace it)
+	beat  sync.Once        // starts the heartbeat loop on the first Start
+	stop  chan struct{}    // closed by Close to end the loop
+	ended chan struct{}    // closed when the loop has ended
 	closeOnce sync.Once
 }
 
@@ -172,8 +175,7 @@ func openWith(path string, migs []string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("runs: open %s: journal mode is %q, not WAL (file system without shared memory?)", path, mode)
 	}
-	host, _ := os.Hostname()
-	s := &Store{db: db, path: path, host: host, pid: os.Getpid(), alive: processAlive, now: time.Now,
+	s := &Store{db: db, path: path, self: thisProcess(), probe: probeProcess, now: time.Now,
 		stop: make(chan struct{}), ended: make(chan struct{})}
 	if err := s.migrate(migs); err != nil {
 		db.Close()
@@ -266,10 +268,12 @@ func floatOf(v sql.NullFloat64) float64 {
 	return v.Float64
 }
 
-// Start records spec as running, owned by this process (runs.pid, and
-// runs.host from prov), and returns its run id. A new hash is inserted with
+// Start records spec as running, owned by this process (runs.pid, pidns,
+// pid_start; runs.host is prov.Host, this host's name), and returns its run
+// id. A new hash is inserted with
 // attempts = 1. A hash already stored as failed, interrupted or stale
-// running (its process is gone, see Live) is restarted under the same id:
+// running (its owner is gone: no heartbeat for StaleAfter, or, seen from
+// the owner's pid namespace, no such process) is restarted under the same id:
 // its error, metrics and curves are cleared, attempts is incremented, and
 // spec, provenance, owner and the start time are replaced. A hash that
 // another live process is running returns an error wrapping
@@ -301,18 +305,19 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 	err = s.tx(func(tx *sql.Tx) error {
 		var status Status
 		var o owner
-		err := tx.QueryRow(`SELECT id, status, host, pid, heartbeat FROM runs WHERE hash = ?`, hash).
-			Scan(&id, &status, &o.host, &o.pid, &o.heartbeat)
+		err := tx.QueryRow(`SELECT id, status, host, pidns, pid, pid_start, heartbeat FROM runs WHERE hash = ?`, hash).
+			Scan(&id, &status, &o.host, &o.ns, &o.pid, &o.start, &o.heartbeat)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, seed,
 					params, protocol, spec, status, error, started, finished, seconds,
-					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts, pid, heartbeat)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts,
+					pid, pidns, pid_start, heartbeat)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
 				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
 				string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
 				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
-				s.pid, now)
+				s.self.pid, s.self.ns, s.self.start, now)
 			if err != nil {
 				return err
 			}
@@ -322,7 +327,7 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 			return err
 		case status == StatusFinished:
 			return fmt.Errorf("runs: start %s (hash %s): run %d: %w", spec, hash, id, ErrAlreadyFinished)
-		case status == StatusRunning && s.Live(o.host, o.pid, o.heartbeat):
+		case status == StatusRunning && s.live(o):
 			return fmt.Errorf("runs: start %s (hash %s): run %d, process %d on %s: %w", spec, hash, id, o.pid, o.host, ErrRunningElsewhere)
 		}
 		if _, err := tx.Exec(`DELETE FROM metrics WHERE run_id = ?`, id); err != nil {
@@ -334,12 +339,13 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, seed = ?,
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
 				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
-				backend = ?, device = ?, host = ?, attempts = attempts + 1, pid = ?, heartbeat = ?
+				backend = ?, device = ?, host = ?, attempts = attempts + 1,
+				pid = ?, pidns = ?, pid_start = ?, heartbeat = ?
 			WHERE id = ?`,
 			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
 			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
 			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
-			s.pid, now, id)
+			s.self.pid, s.self.ns, s.self.start, now, id)
 		return err
 	})
 	if err != nil {
@@ -366,9 +372,10 @@ func statusOf(tx *sql.Tx, id int64) (Status, error) {
 // transaction: metrics (replacing any), curves (in the given order), the
 // finish time and res.Seconds. Metric and curve values may be NaN (stored as
 // NULL, read back as NaN) or ±Inf. A run that is not running (e.g. marked
-// interrupted by another grid's MarkRunningInterrupted while it was in fact
-// alive) is still finished: its result is valid. An unknown id wraps
-// ErrNotFound; an already finished run wraps ErrAlreadyFinished.
+// interrupted, or restarted by another process that judged it abandoned) is
+// still finished: its result is valid. An unknown id wraps ErrNotFound; an
+// already finished run (e.g. by that other process) wraps
+// ErrAlreadyFinished, which the scheduler takes as "finished elsewhere".
 func (s *Store) Finish(id int64, res suite.Result) error {
 	names := make([]string, 0, len(res.Metrics))
 	for name := range res.Metrics {
@@ -378,7 +385,7 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	now := formatTime(time.Now())
+	now := formatTime(s.now())
 	err := s.tx(func(tx *sql.Tx) error {
 		status, err := statusOf(tx, id)
 		if err != nil {
@@ -438,21 +445,30 @@ func insertCurves(tx *sql.Tx, id int64, curves []suite.CurvePoint) error {
 
 // Fail marks run id as status (StatusFailed or StatusInterrupted) with the
 // message msg and the curves logged before the failure (e.g. the loss up to
-// a NaN), and records the time of the failure as its finish time. An
-// unknown id wraps ErrNotFound; a finished run is left alone and wraps
-// ErrAlreadyFinished.
+// a NaN), and records the time of the failure as its finish time. A run
+// that another process has restarted since (it is running under another
+// owner) is left alone: nil. An unknown id wraps ErrNotFound; a finished run
+// is left alone and wraps ErrAlreadyFinished.
 func (s *Store) Fail(id int64, status Status, msg string, curves []suite.CurvePoint) error {
 	if status != StatusFailed && status != StatusInterrupted {
 		return fmt.Errorf("runs: fail run %d: status %q is neither %q nor %q", id, status, StatusFailed, StatusInterrupted)
 	}
-	now := formatTime(time.Now())
+	now := formatTime(s.now())
 	err := s.tx(func(tx *sql.Tx) error {
-		old, err := statusOf(tx, id)
+		var old Status
+		var o process
+		err := tx.QueryRow(`SELECT status, pid, pidns, pid_start FROM runs WHERE id = ?`, id).Scan(&old, &o.pid, &o.ns, &o.start)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("run %d: %w", id, ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
 		if old == StatusFinished {
 			return fmt.Errorf("run %d: %w", id, ErrAlreadyFinished)
+		}
+		if old == StatusRunning && (o.pid != s.self.pid || o.ns != s.self.ns || o.start != s.self.start) {
+			return nil // another process restarted it and owns it now
 		}
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
@@ -511,14 +527,14 @@ func (s *Store) Finished(hashes []string) (map[string]bool, error) {
 // interruptedMsg is the error MarkRunningInterrupted records.
 const interruptedMsg = "still marked running when a new grid started: its process ended without finishing it"
 
-// MarkRunningInterrupted marks every stale running run (its process is gone,
-// see Live) as interrupted and returns how many it marked. Runs that other
+// MarkRunningInterrupted marks every stale running run (its owner is gone,
+// see Start) as interrupted and returns how many it marked. Runs that other
 // live processes are computing are left alone. Call it at grid start.
 func (s *Store) MarkRunningInterrupted() (int64, error) {
 	now := formatTime(s.now())
 	var n int64
 	err := s.tx(func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT id, host, pid, heartbeat FROM runs WHERE status = ?`, StatusRunning)
+		rows, err := tx.Query(`SELECT id, host, pidns, pid, pid_start, heartbeat FROM runs WHERE status = ?`, StatusRunning)
 		if err != nil {
 			return err
 		}
@@ -526,13 +542,17 @@ func (s *Store) MarkRunningInterrupted() (int64, error) {
 		for rows.Next() {
 			var id int64
 			var o owner
-			if err := rows.Scan(&id, &o.host, &o.pid, &o.heartbeat); err != nil {
+			if err := rows.Scan(&id, &o.host, &o.ns, &o.pid, &o.start, &o.heartbeat); err != nil {
 				rows.Close()
 				return err
 			}
-			if !s.Live(o.host, o.pid, o.heartbeat) {
+			if !s.live(o) {
 				stale = append(stale, id)
 			}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
 		}
 		if err := rows.Close(); err != nil {
 			return err

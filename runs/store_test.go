@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -481,6 +482,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 
 func TestMarkRunningInterrupted(t *testing.T) {
 	s, path := openTemp(t)
+	setProcess(s, 100, nil, nil)
 	var ids []int64
 	for i := 0; i < 5; i++ {
 		id, err := s.Start(testSpec("gcn", "MUTAG", int64(i)), testProv)
@@ -495,8 +497,8 @@ func TestMarkRunningInterrupted(t *testing.T) {
 	if err := s.Fail(ids[1], StatusFailed, "boom", nil); err != nil {
 		t.Fatal(err)
 	}
-	// s's process (pid 100 on box) is killed; a new grid (pid 200) starts.
-	setProcess(s, 100, nil, nil)
+	// s's process (pid 100 on box) is killed; a new grid (pid 200, which
+	// sees no process 100) starts.
 	s2 := openAs(t, path, 200, nil, nil)
 	n, err := s2.MarkRunningInterrupted()
 	if err != nil || n != 3 {
@@ -534,12 +536,18 @@ func TestMarkRunningInterrupted(t *testing.T) {
 	}
 }
 
-// setProcess makes s act as process pid on host "box" (testProv's host),
-// with alive telling which pids exist (nil: none) and clock as its time
-// (nil: the real clock).
+// setProcess makes s act as process pid (started at tick 1000+pid) in pid
+// namespace "ns-test" on host "box" (testProv's host); alive tells which
+// pids of that namespace exist (nil: none; each started at 1000+pid) and
+// clock is its time (nil: the real clock).
 func setProcess(s *Store, pid int, alive func(int) bool, clock *time.Time) {
-	s.host, s.pid = testProv.Host, pid
-	s.alive = func(p int) bool { return alive != nil && alive(p) }
+	s.self = process{host: testProv.Host, ns: "ns-test", pid: pid, start: int64(1000 + pid)}
+	s.probe = func(p int) (bool, int64) {
+		if alive != nil && alive(p) {
+			return true, int64(1000 + p)
+		}
+		return false, 0
+	}
 	s.now = time.Now
 	if clock != nil {
 		s.now = func() time.Time { return *clock }
@@ -578,42 +586,51 @@ func TestStartStaleRunning(t *testing.T) {
 }
 
 // TestLiveness checks which running runs another process leaves alone: by
-// process existence on the same host, by heartbeat age on another host.
+// process existence and start time in the same pid namespace, by heartbeat
+// age from another namespace or host.
 func TestLiveness(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	other := testProv
-	other.Host = "elsewhere"
+	owner100 := func(p int) bool { return p == 100 }
 	for _, c := range []struct {
 		name      string
-		prov      Provenance
-		ownerPid  int
+		ownerHost string // "" = box, the looker's host
+		ownerNS   string // "" = the looker's namespace
 		alive     func(int) bool
-		advance   time.Duration // between the owner's last beat and the second process's look
+		reused    bool          // pid 100 exists but started at another time
+		advance   time.Duration // between the owner's last beat and the look
+		beatAfter time.Duration // > 0: the owner beats again at t0 + beatAfter
+		nullBeat  bool          // a row written before schema 3
 		wantLive  bool
-		nullBeat  bool // a row written before schema 3
-		beatAfter time.Duration
 	}{
-		{name: "same host, owner alive", prov: testProv, ownerPid: 100, alive: func(p int) bool { return p == 100 }, wantLive: true},
-		{name: "same host, owner gone", prov: testProv, ownerPid: 100, wantLive: false},
-		{name: "same host, pid reused by the looker", prov: testProv, ownerPid: 200, alive: func(int) bool { return true }, wantLive: false},
-		{name: "same host, alive but silent", prov: testProv, ownerPid: 100, alive: func(p int) bool { return p == 100 }, advance: StaleAfter + time.Second, wantLive: false},
-		{name: "other host, fresh heartbeat", prov: other, ownerPid: 100, advance: StaleAfter - time.Second, wantLive: true},
-		{name: "other host, stale heartbeat", prov: other, ownerPid: 100, advance: StaleAfter + time.Second, wantLive: false},
-		{name: "other host, kept beating", prov: other, ownerPid: 100, advance: 2 * StaleAfter, beatAfter: 2*StaleAfter - time.Second, wantLive: true},
-		{name: "row from before heartbeats", prov: other, ownerPid: 100, nullBeat: true, wantLive: false},
+		{name: "same namespace, owner alive", alive: owner100, wantLive: true},
+		{name: "same namespace, owner gone", wantLive: false},
+		{name: "same namespace, pid reused", alive: owner100, reused: true, wantLive: false},
+		{name: "same namespace, alive but silent", alive: owner100, advance: StaleAfter + time.Second, wantLive: false},
+		{name: "other pid namespace, pid not visible, fresh beat", ownerNS: "ns-other", advance: StaleAfter - time.Second, wantLive: true},
+		{name: "other pid namespace, stale beat", ownerNS: "ns-other", advance: StaleAfter + time.Second, wantLive: false},
+		{name: "other host, fresh beat", ownerHost: "elsewhere", advance: StaleAfter - time.Second, wantLive: true},
+		{name: "other host, kept beating", ownerHost: "elsewhere", advance: 2 * StaleAfter, beatAfter: 2*StaleAfter - time.Second, wantLive: true},
+		{name: "heartbeat far in the future", ownerNS: "ns-other", advance: -StaleAfter - time.Second, wantLive: false},
+		{name: "row from before heartbeats", ownerNS: "ns-other", nullBeat: true, wantLive: false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clock := t0
 			s, path := openTemp(t)
-			setProcess(s, c.ownerPid, nil, &clock)
-			s.host = c.prov.Host
+			setProcess(s, 100, nil, &clock)
+			prov := testProv
+			if c.ownerHost != "" {
+				s.self.host, prov.Host = c.ownerHost, c.ownerHost
+			}
+			if c.ownerNS != "" {
+				s.self.ns = c.ownerNS
+			}
 			spec := testSpec("gin", "MUTAG", 7)
-			id, err := s.Start(spec, c.prov)
+			id, err := s.Start(spec, prov)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c.nullBeat {
-				if _, err := s.db.Exec(`UPDATE runs SET heartbeat = NULL, pid = 0 WHERE id = ?`, id); err != nil {
+				if _, err := s.db.Exec(`UPDATE runs SET heartbeat = NULL, pid = 0, pidns = '', pid_start = 0 WHERE id = ?`, id); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -625,6 +642,9 @@ func TestLiveness(t *testing.T) {
 			}
 			clock = t0.Add(c.advance)
 			s2 := openAs(t, path, 200, c.alive, &clock)
+			if c.reused {
+				s2.probe = func(p int) (bool, int64) { return p == 100, 7 }
+			}
 			_, err = s2.Start(spec, testProv)
 			if c.wantLive {
 				if !errors.Is(err, ErrRunningElsewhere) || !errors.Is(err, suite.ErrRunningElsewhere) {
@@ -651,6 +671,60 @@ func TestLiveness(t *testing.T) {
 				t.Errorf("Start by a third process: %v, want ErrRunningElsewhere", err)
 			}
 		})
+	}
+}
+
+// TestTakeover checks the ends of a run that a second process restarted
+// while the first was in fact still computing it (it was stopped longer
+// than StaleAfter, say): the first to finish stores its result, the other's
+// Finish reports ErrAlreadyFinished, and a Fail by the process that lost
+// the run leaves the new owner's run alone.
+func TestTakeover(t *testing.T) {
+	clock := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s1, path := openTemp(t)
+	setProcess(s1, 100, func(p int) bool { return p == 200 }, &clock)
+	spec := testSpec("gin", "MUTAG", 1)
+	id, err := s1.Start(spec, testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(StaleAfter + time.Second) // 100 stopped beating
+	s2 := openAs(t, path, 200, func(p int) bool { return p == 100 }, &clock)
+	if id2, err := s2.Start(spec, testProv); err != nil || id2 != id {
+		t.Fatalf("takeover Start = %d, %v; want %d", id2, err, id)
+	}
+	// The old owner's Fail (say it was interrupted) is a no-op.
+	if err := s1.Fail(id, StatusInterrupted, "ctrl-c", nil); err != nil {
+		t.Fatalf("Fail by the old owner: %v", err)
+	}
+	if r := listOne(t, s2, id); r.Status != StatusRunning || r.Error != "" {
+		t.Errorf("after the old owner's Fail: %s %q, want still running", r.Status, r.Error)
+	}
+	// The new owner finishes first; the old owner's Finish is refused.
+	if err := s2.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": 0.4}}); !errors.Is(err, ErrAlreadyFinished) || !errors.Is(err, suite.ErrAlreadyFinished) {
+		t.Errorf("second Finish: %v, want ErrAlreadyFinished", err)
+	}
+	if r := listOne(t, s2, id); r.Metrics["accuracy"] != 0.5 {
+		t.Errorf("stored accuracy %v, want the first finisher's 0.5", r.Metrics["accuracy"])
+	}
+}
+
+// TestThisProcess checks the real process identity: this process exists
+// with the start time thisProcess recorded; pid -1 does not.
+func TestThisProcess(t *testing.T) {
+	self := thisProcess()
+	exists, start := probeProcess(self.pid)
+	if !exists || start != self.start {
+		t.Errorf("probeProcess(self) = %v, %d; thisProcess start %d", exists, start, self.start)
+	}
+	if exists, _ := probeProcess(-1); exists {
+		t.Error("probeProcess(-1) exists")
+	}
+	if runtime.GOOS == "linux" && (self.ns == "" || self.start == 0) {
+		t.Errorf("thisProcess on linux = %+v, want a pid namespace and a start time", self)
 	}
 }
 

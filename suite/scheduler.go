@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -106,20 +107,40 @@ type Scheduler struct {
 	Store    Recorder
 	Slots    []Slot
 	Observer Observer
+	// ElsewhereWait is how long the scheduler waits before it offers again
+	// the specs another process was running (0: DefaultElsewhereWait).
+	ElsewhereWait time.Duration
+}
+
+// DefaultElsewhereWait is Scheduler.ElsewhereWait's default: the run
+// store's heartbeat interval.
+const DefaultElsewhereWait = 30 * time.Second
+
+// ElsewhereObserver is an Observer that is also told when the scheduler,
+// its own work done, waits for n runs that other processes are computing.
+type ElsewhereObserver interface {
+	Observer
+	WaitingElsewhere(n int)
 }
 
 // Summary counts what a grid did. Skipped counts specs already finished
 // (before the grid or, by another process, during it); Elsewhere counts
-// specs skipped because another process was running them.
+// specs that another process was still running when the grid stopped
+// (Ctrl-C) or failed.
 type Summary struct {
 	Skipped, Finished, Failed, Interrupted, Elsewhere int
 }
 
 // Run executes every spec whose hash has no finished run yet. A failing
 // run (error, panic, NaN loss) is recorded as failed and the grid goes on.
-// When ctx is cancelled (Ctrl-C), no new run starts, running runs are
-// recorded as interrupted, and Run returns ctx's error; finished runs are
-// already stored. A store error stops the grid and is returned.
+// A spec another process is running (several grids may share a store) is
+// put aside; when the rest is done, Run waits ElsewhereWait and offers the
+// put-aside specs again until each is finished (by the other process, or
+// here if that process abandoned it), so a grid that returns nil has every
+// spec finished or failed. When ctx is cancelled (Ctrl-C), no new run
+// starts, running runs are recorded as interrupted, and Run returns ctx's
+// error; finished runs are already stored. A store error stops the grid
+// and is returned.
 func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	var sum Summary
 	hashes := make([]string, len(specs))
@@ -146,6 +167,46 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	if len(s.Slots) == 0 && len(todo) > 0 {
 		return sum, fmt.Errorf("scheduler: no device slots")
 	}
+	wait := s.ElsewhereWait
+	if wait <= 0 {
+		wait = DefaultElsewhereWait
+	}
+	for {
+		elsewhere, err := s.pass(ctx, todo, &sum)
+		if len(elsewhere) == 0 {
+			return sum, err
+		}
+		if err == nil && ctx.Err() == nil {
+			if o, ok := s.Observer.(ElsewhereObserver); ok {
+				o.WaitingElsewhere(len(elsewhere))
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+				todo = elsewhere
+				continue
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+		// Stopped with specs still running elsewhere: report them.
+		for _, sp := range elsewhere {
+			sum.Elsewhere++
+			if s.Observer != nil {
+				s.Observer.RunEnd(sp, Result{}, fmt.Errorf("%s: %w", sp, ErrRunningElsewhere))
+			}
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		return sum, err
+	}
+}
+
+// pass runs todo on the slots once, adding to sum; it returns the specs
+// that another process was running (not started here) and any store error
+// or ctx's error.
+func (s *Scheduler) pass(ctx context.Context, todo []RunSpec, sum *Summary) ([]RunSpec, error) {
 	queue := make(chan RunSpec)
 	results := make(chan error, len(todo))
 	g, gctx := errgroup.WithContext(context.Background())
@@ -153,11 +214,22 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	// the errgroup cancels gctx, so no other slot starts a run meanwhile).
 	var storeFailed atomic.Bool
 	stopped := func() bool { return ctx.Err() != nil || gctx.Err() != nil || storeFailed.Load() }
-	// start records a run as started unless the grid has stopped. Starts
-	// are serialised (they are SQLite writes anyway), so none can slip in
-	// after a failed one.
+	var mu sync.Mutex // guards elsewhere and doneElsewhere
+	var elsewhere []RunSpec
+	doneElsewhere := 0
+	// finishedElsewhere records a spec another process finished first.
+	finishedElsewhere := func(sp RunSpec, res Result, err error) {
+		mu.Lock()
+		doneElsewhere++
+		mu.Unlock()
+		if s.Observer != nil {
+			s.Observer.RunEnd(sp, res, err)
+		}
+	}
+	// start records a run as started unless the grid has stopped or
+	// another process has the spec. Starts are serialised (they are SQLite
+	// writes anyway), so none can slip in after a failed one.
 	var startMu sync.Mutex
-	var doneElsewhere, runningElsewhere atomic.Int64
 	start := func(sp RunSpec, device string) (id int64, ok bool, err error) {
 		startMu.Lock()
 		defer startMu.Unlock()
@@ -165,18 +237,16 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 			return 0, false, nil
 		}
 		id, err = s.Store.Start(sp, device)
-		if elsewhere := errors.Is(err, ErrRunningElsewhere); elsewhere || errors.Is(err, ErrAlreadyFinished) {
-			if elsewhere {
-				runningElsewhere.Add(1)
-			} else {
-				doneElsewhere.Add(1)
-			}
-			if s.Observer != nil {
-				s.Observer.RunEnd(sp, Result{}, err)
-			}
+		switch {
+		case errors.Is(err, ErrRunningElsewhere):
+			mu.Lock()
+			elsewhere = append(elsewhere, sp)
+			mu.Unlock()
 			return 0, false, nil
-		}
-		if err != nil {
+		case errors.Is(err, ErrAlreadyFinished):
+			finishedElsewhere(sp, Result{}, err)
+			return 0, false, nil
+		case err != nil:
 			storeFailed.Store(true)
 			return 0, false, fmt.Errorf("store: start %s: %w", sp, err)
 		}
@@ -205,13 +275,22 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 				if err != nil {
 					return err
 				}
-				if !ok { // stopped, or skipped: drain what the feeder handed out
+				if !ok { // not started (stopped, or another process has it): next
 					continue
 				}
-				runErr, storeErr := s.runOne(ctx, id, sp, slot)
+				res, runErr, storeErr := s.runOne(ctx, id, sp, slot)
+				if errors.Is(storeErr, ErrAlreadyFinished) {
+					// Another process took the run over and finished it
+					// first; its result stands.
+					finishedElsewhere(sp, res, storeErr)
+					continue
+				}
 				if storeErr != nil {
 					storeFailed.Store(true)
 					return storeErr
+				}
+				if s.Observer != nil {
+					s.Observer.RunEnd(sp, res, runErr)
 				}
 				results <- runErr
 			}
@@ -220,8 +299,6 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 	}
 	storeErr := g.Wait()
 	close(results)
-	sum.Skipped += int(doneElsewhere.Load())
-	sum.Elsewhere = int(runningElsewhere.Load())
 	for err := range results {
 		switch {
 		case err == nil:
@@ -232,19 +309,22 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 			sum.Failed++
 		}
 	}
+	sum.Skipped += doneElsewhere
 	if storeErr != nil {
-		return sum, storeErr
+		return elsewhere, storeErr
 	}
-	return sum, ctx.Err()
+	return elsewhere, ctx.Err()
 }
 
 func isInterrupt(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ctx.Err()))
 }
 
-// runOne executes one started spec (run id); it returns the run's own
-// error (recorded) and any store error (fatal for the grid).
-func (s *Scheduler) runOne(ctx context.Context, id int64, sp RunSpec, slot Slot) (runErr, storeErr error) {
+// runOne executes one started spec (run id) and records its end; it
+// returns the run's result and own error (recorded) and any store error
+// (fatal for the grid, except one wrapping ErrAlreadyFinished: another
+// process finished the spec first).
+func (s *Scheduler) runOne(ctx context.Context, id int64, sp RunSpec, slot Slot) (res Result, runErr, storeErr error) {
 	if s.Observer != nil {
 		s.Observer.RunStart(sp, slot.String())
 	}
@@ -252,24 +332,21 @@ func (s *Scheduler) runOne(ctx context.Context, id int64, sp RunSpec, slot Slot)
 	if s.Observer != nil {
 		onEpoch = func(ep, total int) { s.Observer.RunEpoch(sp, ep, total) }
 	}
-	res, runErr := s.Runner.Run(ctx, sp, slot.Device, onEpoch)
+	res, runErr = s.Runner.Run(ctx, sp, slot.Device, onEpoch)
 	if runErr == nil {
 		if err := s.Store.Finish(id, res); err != nil {
-			return nil, fmt.Errorf("store: finish %s: %w", sp, err)
+			return res, nil, fmt.Errorf("store: finish %s: %w", sp, err)
 		}
-	} else {
-		interrupted := isInterrupt(ctx, runErr)
-		if ctx.Err() != nil && !interrupted {
-			// Cancellation surfaced as another error (e.g. from the backend).
-			interrupted = true
-			runErr = fmt.Errorf("%w (%v)", ctx.Err(), runErr)
-		}
-		if err := s.Store.Fail(id, interrupted, runErr.Error(), res); err != nil {
-			return nil, fmt.Errorf("store: fail %s: %w", sp, err)
-		}
+		return res, nil, nil
 	}
-	if s.Observer != nil {
-		s.Observer.RunEnd(sp, res, runErr)
+	interrupted := isInterrupt(ctx, runErr)
+	if ctx.Err() != nil && !interrupted {
+		// Cancellation surfaced as another error (e.g. from the backend).
+		interrupted = true
+		runErr = fmt.Errorf("%w (%v)", ctx.Err(), runErr)
 	}
-	return runErr, nil
+	if err := s.Store.Fail(id, interrupted, runErr.Error(), res); err != nil {
+		return res, runErr, fmt.Errorf("store: fail %s: %w", sp, err)
+	}
+	return res, runErr, nil
 }

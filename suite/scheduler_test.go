@@ -777,63 +777,115 @@ func TestSchedulerNoSlots(t *testing.T) {
 	}
 }
 
-// otherProcessRecorder answers Start for some hashes as if another grid
-// process on the same database were running them, or had finished them
-// since this grid listed its work.
+// otherProcessRecorder answers Start as if another grid process on the
+// same database had some specs: running[h] more Starts of spec h are
+// refused as running elsewhere; after them, a spec in finishedAfter is
+// finished (the other process finished it), any other is started here (the
+// other process abandoned it). Specs in finished are finished from the
+// first Start (finished since this grid listed its work).
 type otherProcessRecorder struct {
 	suite.Recorder
-	running, finished map[string]bool
+	mu            sync.Mutex
+	running       map[string]int
+	finishedAfter map[string]bool
+	finished      map[string]bool
 }
 
-func (r otherProcessRecorder) Start(spec suite.RunSpec, device string) (int64, error) {
-	switch h := spec.Hash(); {
-	case r.running[h]:
-		return 0, fmt.Errorf("start %s: %w", spec, suite.ErrRunningElsewhere)
+func (r *otherProcessRecorder) Start(spec suite.RunSpec, device string) (int64, error) {
+	r.mu.Lock()
+	h := spec.Hash()
+	switch {
 	case r.finished[h]:
+		r.mu.Unlock()
+		return 0, fmt.Errorf("start %s: %w", spec, suite.ErrAlreadyFinished)
+	case r.running[h] > 0:
+		r.running[h]--
+		r.mu.Unlock()
+		return 0, fmt.Errorf("start %s: %w", spec, suite.ErrRunningElsewhere)
+	case r.finishedAfter[h]:
+		r.mu.Unlock()
 		return 0, fmt.Errorf("start %s: %w", spec, suite.ErrAlreadyFinished)
 	}
+	r.mu.Unlock()
 	return r.Recorder.Start(spec, device)
 }
 
-// TestSchedulerSkipsOtherProcesses checks that specs another process runs
-// or finished are skipped (no run, counted, reported to the observer) and
-// the rest of the grid runs.
-func TestSchedulerSkipsOtherProcesses(t *testing.T) {
+// waitObserver is a fakeObserver that counts WaitingElsewhere calls and may
+// cancel a context on the first.
+type waitObserver struct {
+	*fakeObserver
+	waits  atomic.Int64
+	cancel context.CancelFunc
+}
+
+func (o *waitObserver) WaitingElsewhere(n int) {
+	o.waits.Add(1)
+	if o.cancel != nil {
+		o.cancel()
+	}
+}
+
+// TestSchedulerSharesWithOtherProcesses checks specs that another process
+// runs or finished: a spec finished meanwhile is skipped; a spec running
+// elsewhere is put aside, waited for and offered again until the other
+// process finishes it (skipped) or abandons it (run here); the rest runs at
+// once. Ctrl-C while waiting counts the put-aside specs as Elsewhere.
+func TestSchedulerSharesWithOtherProcesses(t *testing.T) {
 	e := newEnv(t)
 	specs := expand(t, []string{"test-oracle-free"}, []string{"low", "high"}, []int64{0, 1})
-	rec := otherProcessRecorder{Recorder: e.rec,
-		running: map[string]bool{specs[0].Hash(): true}, finished: map[string]bool{specs[3].Hash(): true}}
-	obs := newObserver()
+	h := func(i int) string { return specs[i].Hash() }
+	rec := &otherProcessRecorder{Recorder: e.rec,
+		running:       map[string]int{h(0): 2, h(1): 1}, // 0: finished elsewhere after 2 refusals; 1: abandoned after 1
+		finishedAfter: map[string]bool{h(0): true},
+		finished:      map[string]bool{h(3): true}}
+	obs := &waitObserver{fakeObserver: newObserver()}
 	sched := e.scheduler(t, 2, obs)
-	sched.Store = rec
+	sched.Store, sched.ElsewhereWait = rec, time.Millisecond
 	sum, err := sched.Run(context.Background(), specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (suite.Summary{Finished: 2, Skipped: 1, Elsewhere: 1}); sum != want {
+	if want := (suite.Summary{Finished: 2, Skipped: 2}); sum != want {
 		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if n := obs.waits.Load(); n != 2 {
+		t.Errorf("%d WaitingElsewhere calls, want 2 (spec 0 is refused twice)", n)
 	}
 	started := obs.started()
 	rows := e.rows(t)
 	for i, sp := range specs {
-		h := sp.Hash()
-		ends := obs.ends[h]
+		ends := obs.ends[sp.Hash()]
 		switch i {
-		case 0, 3:
-			want := suite.ErrRunningElsewhere
-			if i == 3 {
-				want = suite.ErrAlreadyFinished
+		case 0, 3: // finished by the other process
+			if started[sp.Hash()] || len(ends) != 1 || !errors.Is(ends[0], suite.ErrAlreadyFinished) {
+				t.Errorf("%s: started %v, RunEnd errors %v; want no start and one ErrAlreadyFinished", sp, started[sp.Hash()], ends)
 			}
-			if started[h] || len(ends) != 1 || !errors.Is(ends[0], want) {
-				t.Errorf("%s: started %v, RunEnd errors %v; want no start and one %v", sp, started[h], ends, want)
+			if _, ok := rows[sp.Hash()]; ok {
+				t.Errorf("%s: stored here although another process finished it", sp)
 			}
-			if _, ok := rows[h]; ok {
-				t.Errorf("%s: stored although another process has it", sp)
-			}
-		default:
-			if !started[h] || len(ends) != 1 || ends[0] != nil || rows[h].Status != runs.StatusFinished {
-				t.Errorf("%s: started %v, RunEnd %v, status %s; want a finished run", sp, started[h], ends, rows[h].Status)
+		default: // 1 (abandoned, then run here) and 2
+			if !started[sp.Hash()] || len(ends) != 1 || ends[0] != nil || rows[sp.Hash()].Status != runs.StatusFinished {
+				t.Errorf("%s: started %v, RunEnd %v, status %s; want one finished run", sp, started[sp.Hash()], ends, rows[sp.Hash()].Status)
 			}
 		}
+	}
+
+	// Ctrl-C while waiting for a run elsewhere.
+	e2 := newEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec2 := &otherProcessRecorder{Recorder: e2.rec, running: map[string]int{h(0): 1000}}
+	obs2 := &waitObserver{fakeObserver: newObserver(), cancel: cancel}
+	sched2 := e2.scheduler(t, 1, obs2)
+	sched2.Store, sched2.ElsewhereWait = rec2, time.Hour
+	sum, err = sched2.Run(ctx, specs[:2])
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run cancelled while waiting: %v, want context.Canceled", err)
+	}
+	if want := (suite.Summary{Finished: 1, Elsewhere: 1}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if ends := obs2.ends[h(0)]; len(ends) != 1 || !errors.Is(ends[0], suite.ErrRunningElsewhere) {
+		t.Errorf("spec running elsewhere: RunEnd errors %v, want one ErrRunningElsewhere", ends)
 	}
 }

@@ -116,6 +116,20 @@ func (p *progress) RunEnd(spec suite.RunSpec, res suite.Result, err error) {
 	fmt.Fprintln(p.w, line)
 }
 
+// WaitingElsewhere implements suite.ElsewhereObserver.
+func (p *progress) WaitingElsewhere(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("grid: waiting for %d run(s) that other processes are computing (rechecked every %s; run here if abandoned)", n, suite.DefaultElsewhereWait)
+	if p.bar != nil {
+		_ = p.bar.Clear()
+		fmt.Fprintln(p.w, line)
+		p.describe()
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
 func (p *progress) describe() {
 	if p.bar == nil {
 		return
@@ -132,3 +146,4 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+var _ suite.ElsewhereObserver = (*progress)(nil)
