@@ -2,6 +2,7 @@ package ugnn
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"math"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/datasets/datasetstest"
@@ -344,7 +348,7 @@ func TestWarmupCache(t *testing.T) {
 	if c := curve(first, "warmup_cached"); len(c) != 0 {
 		t.Fatalf("first run: warmup_cached %v on an empty cache", c)
 	}
-	entries, err := filepath.Glob(filepath.Join(r.CacheDir, "ugnn-warmup", "*"))
+	entries, err := filepath.Glob(filepath.Join(r.CacheDir, "ugnn-warmup", "[0-9a-f]*[0-9a-f]")) // not KEY.lock
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("cache holds %v (%v), want one warm-up entry", entries, err)
 	}
@@ -397,6 +401,152 @@ func TestWarmupCache(t *testing.T) {
 	if !reflect.DeepEqual(scores(plain.Metrics), scores(second.Metrics)) {
 		t.Errorf("metrics: cached run %v, uncached %v", second.Metrics, plain.Metrics)
 	}
+}
+
+// TestWarmupCacheLock: the warm-up cache entry's file lock (KEY.lock) is
+// what bench grid processes sharing a cache coordinate with. A lock held
+// through another file descriptor (as by another process) makes a run wait,
+// and the wait ends with the run's context; a lock file left behind after
+// it is released does not block. Of two runs racing on an empty cache one
+// trains and the other loads; a complete entry is loaded, never deleted or
+// replaced, also by a save racing past the lock; an incomplete directory
+// in its place is replaced.
+func TestWarmupCacheLock(t *testing.T) {
+	lt := newLetterTask(t)
+	params := lt.params(1)
+	cfg, err := configFrom(params, lt.numKnown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := t.TempDir()
+	newCachedRun := func() (*run, *recordLog) {
+		var reported [][]int
+		task := lt.task(params, 1, &reported)
+		log := &recordLog{}
+		task.Log, task.CacheDir = log, cacheDir
+		r, err := newRun(task, cfg, Variants[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, log
+	}
+
+	// Held by "another process": the run waits until its context ends.
+	r0, log0 := newCachedRun()
+	dir := filepath.Join(cacheDir, "ugnn-warmup", r0.warmupKey())
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := flock.New(dir + ".lock")
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	err = r0.warmup(ctx)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) || log0.count("loss") != 0 {
+		t.Fatalf("warm-up with the lock held elsewhere: err %v, %d epochs; want the deadline, none", err, log0.count("loss"))
+	}
+	if err := other.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir + ".lock"); err != nil {
+		t.Fatalf("no leftover lock file to test with: %v", err)
+	}
+
+	// Two runs race on the empty cache (leftover lock file): one trains,
+	// the other waits and loads.
+	var wg sync.WaitGroup
+	logs := make([]*recordLog, 2)
+	errs := make([]error, 2)
+	for i := range logs {
+		r, log := newCachedRun()
+		logs[i] = log
+		wg.Go(func() { errs[i] = r.warmup(context.Background()) })
+	}
+	wg.Wait()
+	cachedRuns := 0
+	for i, log := range logs {
+		if errs[i] != nil {
+			t.Fatalf("racing run %d: %v", i, errs[i])
+		}
+		if log.count("loss") != 2 {
+			t.Errorf("racing run %d logged %d warm-up epochs, want 2", i, log.count("loss"))
+		}
+		switch log.count(suite.CachedEpochCurve) {
+		case 2:
+			cachedRuns++
+		case 0:
+		default:
+			t.Errorf("racing run %d: %d cached epochs", i, log.count(suite.CachedEpochCurve))
+		}
+	}
+	if cachedRuns != 1 {
+		t.Errorf("%d of the two racing runs loaded the cache, want 1", cachedRuns)
+	}
+
+	// A complete entry is loaded and left in place.
+	marker := filepath.Join(dir, "marker")
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r3, log3 := newCachedRun()
+	if err := r3.warmup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if log3.count(suite.CachedEpochCurve) != 2 {
+		t.Errorf("complete entry not loaded: %d cached epochs", log3.count(suite.CachedEpochCurve))
+	}
+	curves, ok := readWarmupCurves(dir, 2)
+	if !ok {
+		t.Fatal("cache entry incomplete after loading")
+	}
+	if err := r3.saveWarmup(dir, curves); err != nil {
+		t.Errorf("saving over a complete entry: %v, want nil (someone else cached it)", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("complete entry replaced: %v", err)
+	}
+	// An incomplete directory (no curves.json) is replaced.
+	junk := filepath.Join(cacheDir, "ugnn-warmup", "incomplete")
+	if err := os.MkdirAll(junk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(junk, "junk"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r3.saveWarmup(junk, curves); err != nil {
+		t.Fatalf("saving over an incomplete entry: %v", err)
+	}
+	if _, ok := readWarmupCurves(junk, 2); !ok {
+		t.Error("incomplete entry not replaced by a complete one")
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(cacheDir, "ugnn-warmup", ".tmp-*")); len(tmp) != 0 {
+		t.Errorf("temporary directories left: %v", tmp)
+	}
+}
+
+// recordLog counts the epochs that logged each value.
+type recordLog struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (l *recordLog) Epoch(_, _ int, values map[string]float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.counts == nil {
+		l.counts = map[string]int{}
+	}
+	for k := range values {
+		l.counts[k]++
+	}
+}
+
+func (l *recordLog) count(name string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.counts[name]
 }
 
 type nopLog struct{}
