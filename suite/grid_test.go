@@ -374,8 +374,8 @@ func TestExpandEpochsWarmup(t *testing.T) {
 			t.Errorf("Epochs=%d sets %v: warmup_epochs %v, want %v", c.epochs, c.sets, warm, c.wantWarmup)
 		}
 	}
-	if m, _ := Lookup("test-fake-a"); m.Defaults()["epochs"] != 10 {
-		t.Errorf("Expand changed the method's default epochs to %v", m.Defaults()["epochs"])
+	if m, _ := Lookup("test-fake-warm"); m.Defaults()["warmup_epochs"] != 50 || m.Defaults()["epochs"] != 100 {
+		t.Errorf("Expand changed the method's defaults to %v", m.Defaults())
 	}
 }
 
