@@ -31,8 +31,14 @@ import (
 )
 
 // Config holds UGNN's hyper-parameters (PROTOCOL §5 defaults).
+//
+// Cycles (T) is capped at the epochs after warm-up: configFrom sets it to
+// min(cycles, epochs − warmup_epochs) when that is ≥ 1, so a short budget
+// (bench grid --epochs N scales warmup_epochs with N) runs one epoch per
+// cycle instead of being rejected. With no epochs after warm-up there are
+// no cycles and the value is left as given (it must still be ≥ 1).
 type Config struct {
-	Epochs, WarmupEpochs, Cycles int // 100, 50, T = 5
+	Epochs, WarmupEpochs, Cycles int // 100, 50, T = 5 (capped at Epochs − WarmupEpochs)
 	BatchSize                    int
 	LR                           float64
 	Hidden, Layers               int
@@ -99,6 +105,9 @@ func (m method) Defaults() suite.Params {
 	}
 }
 
+// configFrom reads and validates the Config of params p (classes known
+// classes); Cycles comes back capped at the epochs after warm-up (see
+// Config).
 func configFrom(p suite.Params, classes int) (Config, error) {
 	c := Config{
 		Epochs: p.Int("epochs"), WarmupEpochs: p.Int("warmup_epochs"), Cycles: p.Int("cycles"),
@@ -114,8 +123,6 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("warmup_epochs %d: must be in 0..epochs (%d)", c.WarmupEpochs, c.Epochs)
 	case c.Cycles < 1:
 		return c, fmt.Errorf("cycles %d: must be ≥ 1", c.Cycles)
-	case c.Epochs-c.WarmupEpochs > 0 && c.Epochs-c.WarmupEpochs < c.Cycles:
-		return c, fmt.Errorf("cycles %d: more than the %d epochs after warm-up", c.Cycles, c.Epochs-c.WarmupEpochs)
 	case c.Subgraphs < 1:
 		return c, fmt.Errorf("subgraphs %d: must be ≥ 1", c.Subgraphs)
 	case c.NodeDrop < 0 || c.NodeDrop >= 1 || c.EdgeDrop < 0 || c.EdgeDrop >= 1:
@@ -128,6 +135,9 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
+	}
+	if rest := c.Epochs - c.WarmupEpochs; rest >= 1 {
+		c.Cycles = min(c.Cycles, rest) // every cycle gets ≥ 1 epoch
 	}
 	return c, nil
 }

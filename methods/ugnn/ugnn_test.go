@@ -89,7 +89,7 @@ func TestConfigValidation(t *testing.T) {
 		k string
 		v any
 	}{
-		{"warmup_epochs", 101}, {"warmup_epochs", -1}, {"cycles", 0}, {"cycles", 51}, {"subgraphs", 0},
+		{"warmup_epochs", 101}, {"warmup_epochs", -1}, {"cycles", 0}, {"cycles", -1}, {"subgraphs", 0},
 		{"node_drop", 1.0}, {"edge_drop", -0.1}, {"unknown_prototypes", 0}, {"sinkhorn_eps", 0.0},
 		{"tau", 0.0}, {"eta", 1.5}, {"batch_size", 1}, {"hidden", 0}, {"pool_ratio", 0.0},
 	} {
@@ -103,6 +103,39 @@ func TestConfigValidation(t *testing.T) {
 	p["epochs"], p["warmup_epochs"], p["cycles"] = 10, 10, 5 // no semi-supervised epochs: cycles unchecked
 	if _, err := configFrom(p, 10); err != nil {
 		t.Errorf("warm-up only rejected: %v", err)
+	}
+}
+
+// TestConfigCyclesCapped: cycles is capped at the epochs after warm-up
+// (bench grid --epochs N scales warmup_epochs, leaving fewer epochs than
+// the default 5 cycles), never raised, and left as given when only the
+// warm-up runs.
+func TestConfigCyclesCapped(t *testing.T) {
+	for _, c := range []struct {
+		epochs, warmup, cycles int
+		want                   int
+	}{
+		{100, 50, 5, 5},   // PROTOCOL defaults
+		{100, 50, 51, 50}, // more cycles than epochs after warm-up
+		{2, 1, 5, 1},      // bench grid --epochs 2: warm-up 1
+		{5, 3, 5, 2},      // --epochs 5: warm-up 3 (rounded)
+		{9, 4, 5, 5},      // --epochs 9: 5 epochs left, enough
+		{9, 5, 5, 4},
+		{3, 0, 5, 3},   // no warm-up
+		{6, 2, 2, 2},   // the tests' tiny budget
+		{10, 10, 5, 5}, // warm-up only: no cycles run, value untouched
+		{1, 1, 1, 1},
+	} {
+		p := method{Variants[0]}.Defaults()
+		p["epochs"], p["warmup_epochs"], p["cycles"] = c.epochs, c.warmup, c.cycles
+		cfg, err := configFrom(p, 10)
+		if err != nil {
+			t.Errorf("epochs %d, warmup_epochs %d, cycles %d: %v", c.epochs, c.warmup, c.cycles, err)
+			continue
+		}
+		if cfg.Cycles != c.want {
+			t.Errorf("epochs %d, warmup_epochs %d, cycles %d: Cycles = %d, want %d", c.epochs, c.warmup, c.cycles, cfg.Cycles, c.want)
+		}
 	}
 }
 
