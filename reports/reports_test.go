@@ -286,6 +286,45 @@ func TestBoldTies(t *testing.T) {
 	}
 }
 
+// TestBoldLowestSeconds: for epoch_seconds (and any *_seconds metric) the
+// fastest method is bold, not the slowest; scores keep the highest.
+func TestBoldLowestSeconds(t *testing.T) {
+	for metric, want := range map[string]bool{
+		suite.EpochSecondsMetric: true, "warmup_seconds": true,
+		suite.MetricAccuracy: false, suite.MetricOODAUROC: false, "seconds_total": false, "seconds": false,
+	} {
+		if got := LowerIsBetter(metric); got != want {
+			t.Errorf("LowerIsBetter(%q) = %v, want %v", metric, got, want)
+		}
+	}
+	var rs []runs.Run
+	for seed := int64(0); seed < 2; seed++ {
+		for m, sec := range map[string]float64{"gin-topk": 3.9, "graphcl": 1.25, "ugnn": 7.5} {
+			r := mk(m, "MNIST", "low", seed, 0.5)
+			r.Metrics[suite.EpochSecondsMetric] = sec
+			rs = append(rs, r)
+		}
+	}
+	tbl := MetricTable(rs, suite.EpochSecondsMetric, Options{})
+	md := string(render(t, tbl, "md"))
+	for _, want := range []string{
+		"| gin-topk | 3.900±0.000 |",
+		"| graphcl | **1.250**±0.000 |",
+		"| ugnn | 7.500±0.000 |",
+	} {
+		if !strings.Contains(md, want+"\n") {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	// The same runs' accuracy (all 0.5) is a tie: every cell best.
+	acc := MetricTable(rs, suite.MetricAccuracy, Options{})
+	for i := range acc.Rows {
+		if !acc.IsBest(i, 0) {
+			t.Errorf("accuracy tie: row %s not best", acc.Rows[i].Key)
+		}
+	}
+}
+
 func TestOrdering(t *testing.T) {
 	var rs []runs.Run
 	for _, m := range []string{"zzz", "ugnn", "aaa", "gin-topk", "wl", "ugnn-wo-s"} {

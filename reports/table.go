@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
@@ -268,22 +269,37 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	return t
 }
 
-// IsBest reports whether the cell at (row, col) has the column's highest
-// mean as displayed (rounded to 3 decimals, so ties are all best). A column
-// with fewer than two values has no best.
+// IsBest reports whether the cell at (row, col) has the column's best mean
+// as displayed (rounded to 3 decimals, so ties are all best): the highest,
+// or the lowest when LowerIsBetter(the column's metric). A column with fewer
+// than two values has no best.
 func (t *Table) IsBest(row, col int) bool {
 	c := t.Cells[row][col]
 	if c == nil {
 		return false
 	}
-	best, n := math.Inf(-1), 0
+	better := math.Max
+	best := math.Inf(-1)
+	if LowerIsBetter(t.Columns[col].Metric) {
+		better, best = math.Min, math.Inf(1)
+	}
+	n := 0
 	for i := range t.Rows {
 		if o := t.Cells[i][col]; o != nil {
 			n++
-			best = math.Max(best, round3(o.Mean))
+			best = better(best, round3(o.Mean))
 		}
 	}
 	return n >= 2 && round3(c.Mean) == best
+}
+
+// LowerIsBetter reports whether a lower value of metric is the better one,
+// so that tables bold the column's lowest mean: true for durations, i.e.
+// suite.EpochSecondsMetric ("epoch_seconds", wall seconds per epoch) and
+// any metric whose name ends in "_seconds"; false for the scores (accuracy,
+// F1, AUROC, …), where higher is better.
+func LowerIsBetter(metric string) bool {
+	return metric == suite.EpochSecondsMetric || strings.HasSuffix(metric, "_seconds")
 }
 
 // round3 rounds to the 3 decimals the tables show, exactly as displayed.
