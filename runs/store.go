@@ -121,12 +121,12 @@ type Store struct {
 	db   *sql.DB
 	path string
 
-	self  process          // this process, the owner of the runs it starts
-	probe probe            // what exists in this pid namespace
-	now   func() time.Time // the clock (tests replace it)
-	beat  sync.Once        // starts the heartbeat loop on the first Start
-	stop  chan struct{}    // closed by Close to end the loop
-	ended chan struct{}    // closed when the loop has ended
+	self      process          // this process, the owner of the runs it starts
+	probe     probe            // what exists in this pid namespace
+	now       func() time.Time // the clock (tests replace it)
+	beat      sync.Once        // starts the heartbeat loop on the first Start
+	stop      chan struct{}    // closed by Close to end the loop
+	ended     chan struct{}    // closed when the loop has ended
 	closeOnce sync.Once
 }
 

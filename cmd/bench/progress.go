@@ -146,4 +146,5 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
 var _ suite.ElsewhereObserver = (*progress)(nil)
