@@ -552,15 +552,18 @@ func sortSmall(s []int32) {
 	}
 }
 
-// readColumn parses a file with exactly one number per line.
-func readColumn(path string) (columnData, error) {
+// scanNumbers parses every data line of path as numbers and hands them to
+// row (1-based data line, the parsed values, reused between calls); it
+// returns the file's display name. A parse error, an error from row and an
+// empty file name path and line.
+func scanNumbers(path string, row func(line int, vals []float64) error) (string, error) {
 	t, err := openTable(path)
 	if err != nil {
-		return columnData{}, err
+		return "", err
 	}
 	defer t.close()
-	d := columnData{name: t.name}
-	buf := make([]float64, 0, 4)
+	buf := make([]float64, 0, 8)
+	rows := 0
 	for {
 		line, ok := t.next()
 		if !ok {
@@ -568,61 +571,57 @@ func readColumn(path string) (columnData, error) {
 		}
 		buf, err = parseFloats(line, buf)
 		if err != nil {
-			return d, t.errorf(t.line, "%v", err)
+			return t.name, t.errorf(t.line, "%v", err)
 		}
-		if len(buf) != 1 {
-			return d, t.errorf(t.line, "got %d columns, want 1", len(buf))
+		rows++
+		if err := row(rows, buf); err != nil {
+			return t.name, t.errorf(t.line, "%v", err)
 		}
-		d.vals = append(d.vals, buf[0])
 	}
 	if t.err != nil {
-		return d, t.err
+		return t.name, t.err
 	}
-	if len(d.vals) == 0 {
-		return d, t.errorf(1, "empty file")
+	if rows == 0 {
+		return t.name, t.errorf(1, "empty file")
 	}
-	return d, nil
+	return t.name, nil
+}
+
+// readColumn parses a file with exactly one number per line.
+func readColumn(path string) (columnData, error) {
+	var d columnData
+	name, err := scanNumbers(path, func(_ int, vals []float64) error {
+		if len(vals) != 1 {
+			return fmt.Errorf("got %d columns, want 1", len(vals))
+		}
+		d.vals = append(d.vals, vals[0])
+		return nil
+	})
+	d.name = name
+	return d, err
 }
 
 // readMatrix parses a file whose lines all have the same number of numeric
-// columns (the first line's count).
+// columns (the first line's count), as float32.
 func readMatrix(path string) (matrixData, error) {
-	t, err := openTable(path)
-	if err != nil {
-		return matrixData{}, err
-	}
-	defer t.close()
-	d := matrixData{name: t.name}
-	buf := make([]float64, 0, 8)
-	for {
-		line, ok := t.next()
-		if !ok {
-			break
-		}
-		buf, err = parseFloats(line, buf)
-		if err != nil {
-			return d, t.errorf(t.line, "%v", err)
-		}
-		if d.rows == 0 {
-			d.dim = len(buf)
+	var d matrixData
+	name, err := scanNumbers(path, func(line int, vals []float64) error {
+		if line == 1 {
+			d.dim = len(vals)
 			d.vals = make([]float32, 0, d.dim<<12)
-		} else if len(buf) != d.dim {
-			return d, t.errorf(t.line, "got %d columns, want %d (as on line 1)", len(buf), d.dim)
+		} else if len(vals) != d.dim {
+			return fmt.Errorf("got %d columns, want %d (as on line 1)", len(vals), d.dim)
 		}
-		for _, v := range buf {
+		for _, v := range vals {
 			f := float32(v)
 			if math.IsInf(float64(f), 0) {
-				return d, t.errorf(t.line, "value %g out of float32 range", v)
+				return fmt.Errorf("value %g out of float32 range", v)
 			}
 			d.vals = append(d.vals, f)
 		}
 		d.rows++
-	}
-	if t.err != nil {
-		return d, t.err
-	}
-	if d.rows == 0 {
-		return d, t.errorf(1, "empty file")
-	}
-	return d, nil
+		return nil
+	})
+	d.name = name
+	return d, err
 }
