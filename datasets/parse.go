@@ -72,6 +72,13 @@ func quote(b []byte) string {
 // dst[:0] and returning the extended slice. Each field is an optional sign
 // followed by decimal digits and must fit in an int64.
 func parseInts(line []byte, dst []int64) ([]int64, error) {
+	return parseFields(line, dst, parseInt)
+}
+
+// parseFields splits a line into comma-separated fields (blank-trimmed),
+// parses each with parse and appends the values to dst[:0]; an empty line
+// is an error.
+func parseFields[T any](line []byte, dst []T, parse func([]byte) (T, error)) ([]T, error) {
 	dst = dst[:0]
 	line = trimBlank(line)
 	if len(line) == 0 {
@@ -80,7 +87,7 @@ func parseInts(line []byte, dst []int64) ([]int64, error) {
 	for more := true; more; {
 		var f []byte
 		f, line, more = nextField(line)
-		v, err := parseInt(f)
+		v, err := parse(f)
 		if err != nil {
 			return dst, err
 		}
@@ -131,21 +138,7 @@ func parseInt(f []byte) (int64, error) {
 // side of the point, not both); "NaN", "Inf", hexadecimal and values that
 // overflow float64 are errors. Results are correctly rounded.
 func parseFloats(line []byte, dst []float64) ([]float64, error) {
-	dst = dst[:0]
-	line = trimBlank(line)
-	if len(line) == 0 {
-		return dst, fmt.Errorf("empty line")
-	}
-	for more := true; more; {
-		var f []byte
-		f, line, more = nextField(line)
-		v, err := parseFloat(f)
-		if err != nil {
-			return dst, err
-		}
-		dst = append(dst, v)
-	}
-	return dst, nil
+	return parseFields(line, dst, parseFloat)
 }
 
 // pow10 holds the powers of ten that float64 represents exactly.
