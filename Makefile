@@ -14,7 +14,7 @@ DEMO_GRID = --methods gin-topk,wl --datasets Letter-high --ratios low,high --see
 .PHONY: build demo test bench fuzz vet clean
 
 build:
-	$(GO) build -o bin/bench ./cmd/bench
+	$(GO) build -buildvcs=auto -o bin/bench ./cmd/bench
 
 # A small real grid (2 methods × Letter-high × low/high × 3 seeds), then the
 # paper's accuracy and OOD-F1 tables. Rerunning skips finished runs; an

@@ -17,11 +17,37 @@ const gomlxModule = "github.com/gomlx/gomlx"
 // gitTimeout bounds each git command, so a hung git never blocks a grid.
 const gitTimeout = 10 * time.Second
 
-// processGit is the git state of the working directory, computed on first
-// use: a grid calls CollectProvenance for every run and the checkout does
-// not change meanwhile (or if it does, the commit at grid start is the
-// meaningful one).
-var processGit = sync.OnceValues(func() (string, bool) { return gitState("") })
+// processGit is the git state of the code this process runs, computed on
+// first use: the revision the binary was built from (go build stamps
+// vcs.revision and vcs.modified into a binary built inside a checkout), so
+// a binary copied elsewhere still records its commit; without that stamp
+// (go test, go run, -buildvcs=false) the git state of the working
+// directory.
+var processGit = sync.OnceValues(func() (string, bool) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if commit, dirty, ok := buildVCS(bi); ok {
+			return commit, dirty
+		}
+	}
+	return gitState("")
+})
+
+// buildVCS reads the git revision and dirty flag stamped into bi; ok is
+// false if bi has no git revision.
+func buildVCS(bi *debug.BuildInfo) (commit string, dirty, ok bool) {
+	vcs := ""
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs":
+			vcs = s.Value
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return commit, dirty, vcs == "git" && commit != ""
+}
 
 // processGoMLX is the GoMLX version of this binary, computed on first use.
 var processGoMLX = sync.OnceValue(func() string {
@@ -33,8 +59,9 @@ var processGoMLX = sync.OnceValue(func() string {
 })
 
 // CollectProvenance describes where a run is computed: the git commit of the
-// working directory and whether the checkout has uncommitted changes
-// (untracked files included, as `git status --porcelain` lists them), the Go
+// code (the binary's build stamp, else the working directory's checkout)
+// and whether it had uncommitted changes (untracked files included, as `git
+// status --porcelain` lists them), the Go
 // version, the GoMLX module version linked into the binary ("unknown" if it
 // is not, e.g. in tests), the host name, and the given backend and device.
 // Outside a git checkout, or without git, GitCommit is "" and GitDirty

@@ -98,3 +98,29 @@ func TestGoMLXVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildVCS(t *testing.T) {
+	setting := func(kv ...string) *debug.BuildInfo {
+		bi := &debug.BuildInfo{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return bi
+	}
+	for _, c := range []struct {
+		name           string
+		bi             *debug.BuildInfo
+		commit         string
+		dirty, stamped bool
+	}{
+		{"clean", setting("vcs", "git", "vcs.revision", "abc123", "vcs.modified", "false"), "abc123", false, true},
+		{"dirty", setting("vcs", "git", "vcs.revision", "abc123", "vcs.modified", "true"), "abc123", true, true},
+		{"no stamp (-buildvcs=false, go test)", setting("GOOS", "linux"), "", false, false},
+		{"another VCS", setting("vcs", "hg", "vcs.revision", "abc123"), "abc123", false, false},
+	} {
+		commit, dirty, ok := buildVCS(c.bi)
+		if commit != c.commit || dirty != c.dirty || ok != c.stamped {
+			t.Errorf("%s: buildVCS = %q, %v, %v; want %q, %v, %v", c.name, commit, dirty, ok, c.commit, c.dirty, c.stamped)
+		}
+	}
+}
