@@ -117,10 +117,11 @@ type Scheduler struct {
 const DefaultElsewhereWait = 30 * time.Second
 
 // ElsewhereObserver is an Observer that is also told when the scheduler,
-// its own work done, waits for n runs that other processes are computing.
+// its own work done, waits for n runs that other processes are computing
+// and will offer them again every recheck.
 type ElsewhereObserver interface {
 	Observer
-	WaitingElsewhere(n int)
+	WaitingElsewhere(n int, recheck time.Duration)
 }
 
 // Summary counts what a grid did. Skipped counts specs already finished
@@ -178,7 +179,7 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 		}
 		if err == nil && ctx.Err() == nil {
 			if o, ok := s.Observer.(ElsewhereObserver); ok {
-				o.WaitingElsewhere(len(elsewhere))
+				o.WaitingElsewhere(len(elsewhere), wait)
 			}
 			t := time.NewTimer(wait)
 			select {

@@ -814,12 +814,14 @@ func (r *otherProcessRecorder) Start(spec suite.RunSpec, device string) (int64, 
 // cancel a context on the first.
 type waitObserver struct {
 	*fakeObserver
-	waits  atomic.Int64
-	cancel context.CancelFunc
+	waits   atomic.Int64
+	recheck atomic.Int64 // the last recheck interval, ns
+	cancel  context.CancelFunc
 }
 
-func (o *waitObserver) WaitingElsewhere(n int) {
+func (o *waitObserver) WaitingElsewhere(n int, recheck time.Duration) {
 	o.waits.Add(1)
+	o.recheck.Store(int64(recheck))
 	if o.cancel != nil {
 		o.cancel()
 	}
@@ -850,6 +852,9 @@ func TestSchedulerSharesWithOtherProcesses(t *testing.T) {
 	}
 	if n := obs.waits.Load(); n != 2 {
 		t.Errorf("%d WaitingElsewhere calls, want 2 (spec 0 is refused twice)", n)
+	}
+	if r := time.Duration(obs.recheck.Load()); r != time.Millisecond {
+		t.Errorf("WaitingElsewhere recheck %v, want the scheduler's ElsewhereWait 1ms", r)
 	}
 	started := obs.started()
 	rows := e.rows(t)

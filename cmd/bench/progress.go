@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -104,23 +105,22 @@ func (p *progress) RunEnd(spec suite.RunSpec, res suite.Result, err error) {
 	case err != nil:
 		status = "FAILED: " + firstLine(err.Error())
 	}
-	line := fmt.Sprintf("[%d/%d] %s  %.1fs  %s", p.ended, p.total, spec, res.Seconds, status)
 	if p.bar != nil {
 		_ = p.bar.Add(unitsPerRun - p.done[h])
 		delete(p.done, h)
-		_ = p.bar.Clear()
-		fmt.Fprintln(p.w, line)
-		p.describe()
-		return
 	}
-	fmt.Fprintln(p.w, line)
+	p.println(fmt.Sprintf("[%d/%d] %s  %.1fs  %s", p.ended, p.total, spec, res.Seconds, status))
 }
 
 // WaitingElsewhere implements suite.ElsewhereObserver.
-func (p *progress) WaitingElsewhere(n int) {
+func (p *progress) WaitingElsewhere(n int, recheck time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := fmt.Sprintf("grid: waiting for %d run(s) that other processes are computing (rechecked every %s; run here if abandoned)", n, suite.DefaultElsewhereWait)
+	p.println(fmt.Sprintf("grid: waiting for %d run(s) that other processes are computing (rechecked every %s; run here if abandoned)", n, recheck))
+}
+
+// println prints line above the bar (or alone without one); p.mu is held.
+func (p *progress) println(line string) {
 	if p.bar != nil {
 		_ = p.bar.Clear()
 		fmt.Fprintln(p.w, line)
