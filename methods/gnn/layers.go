@@ -1,12 +1,12 @@
 package gnn
 
 import (
-	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
 
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's idiom for graph-building code
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
