@@ -294,12 +294,12 @@ func (t *Table) IsBest(row, col int) bool {
 }
 
 // LowerIsBetter reports whether a lower value of metric is the better one,
-// so that tables bold the column's lowest mean: true for durations, i.e.
-// suite.EpochSecondsMetric ("epoch_seconds", wall seconds per epoch) and
-// any metric whose name ends in "_seconds"; false for the scores (accuracy,
-// F1, AUROC, …), where higher is better.
+// so that tables bold the column's lowest mean: true for durations, the
+// metrics whose name ends in "_seconds" (suite.EpochSecondsMetric, wall
+// seconds per epoch); false for the scores (accuracy, F1, AUROC, …), where
+// higher is better.
 func LowerIsBetter(metric string) bool {
-	return metric == suite.EpochSecondsMetric || strings.HasSuffix(metric, "_seconds")
+	return strings.HasSuffix(metric, "_seconds")
 }
 
 // round3 rounds to the 3 decimals the tables show, exactly as displayed.
