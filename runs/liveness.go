@@ -3,6 +3,7 @@ package runs
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -24,6 +25,15 @@ type process struct {
 	ns    string
 	pid   int
 	start int64
+}
+
+// thisProcess is the identity of the calling process: its host name, pid
+// namespace and pid, and its start time where probeProcess can read it.
+func thisProcess() process {
+	host, _ := os.Hostname()
+	pid := os.Getpid()
+	_, start := probeProcess(pid)
+	return process{host: host, ns: pidNamespace(), pid: pid, start: start}
 }
 
 // owner is who runs a running run and when it last said so (runs.host,

@@ -8,12 +8,11 @@ import (
 	"strconv"
 )
 
-// thisProcess is the identity of the calling process.
-func thisProcess() process {
-	host, _ := os.Hostname()
+// pidNamespace names this process's pid namespace, e.g. "pid:[4026531836]"
+// ("" if /proc cannot tell).
+func pidNamespace() string {
 	ns, _ := os.Readlink("/proc/self/ns/pid")
-	_, start := probeProcess(os.Getpid())
-	return process{host: host, ns: ns, pid: os.Getpid(), start: start}
+	return ns
 }
 
 // probeProcess reads /proc/PID/stat: whether process pid exists in this pid
