@@ -270,18 +270,17 @@ func floatOf(v sql.NullFloat64) float64 {
 
 // Start records spec as running, owned by this process (runs.pid, pidns,
 // pid_start; runs.host is prov.Host, this host's name), and returns its run
-// id. A new hash is inserted with
-// attempts = 1. A hash already stored as failed, interrupted or stale
-// running (its owner is gone: no heartbeat for StaleAfter, or, seen from
-// the owner's pid namespace, no such process) is restarted under the same id:
-// its error, metrics and curves are cleared, attempts is incremented, and
-// spec, provenance, owner and the start time are replaced. A hash that
-// another live process is running returns an error wrapping
-// ErrRunningElsewhere; a finished hash one wrapping ErrAlreadyFinished.
-// Callers must not Start the same hash twice concurrently within one
-// process (a grid deduplicates hashes). The first Start starts the
-// heartbeat of this process's running runs (every HeartbeatInterval, until
-// Close).
+// id. A new hash is inserted with attempts = 1. A hash already stored as
+// failed, interrupted or stale running (its owner is gone: no heartbeat for
+// StaleAfter, or, seen from the owner's pid namespace, no such process) is
+// restarted under the same id: its error, metrics and curves are cleared,
+// attempts is incremented, and spec, provenance, owner and the start time
+// are replaced. A hash that another live process is running returns an
+// error wrapping ErrRunningElsewhere; a finished hash one wrapping
+// ErrAlreadyFinished. Callers must not Start the same hash twice
+// concurrently within one process (a grid deduplicates hashes). The first
+// Start starts the heartbeat of this process's running runs (every
+// HeartbeatInterval, until Close).
 func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
