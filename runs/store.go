@@ -485,42 +485,73 @@ func (s *Store) Fail(id int64, status Status, msg string, curves []suite.CurvePo
 	return nil
 }
 
-// finishedChunk bounds the number of SQL variables per query of Finished.
+// finishedChunk bounds the number of SQL variables per query of Finished
+// and RunningElsewhere.
 const finishedChunk = 500
 
 // Finished reports which of hashes are stored as finished: the map has every
 // given hash as a key, true if finished. A grid skips those on a rerun.
 func (s *Store) Finished(hashes []string) (map[string]bool, error) {
-	done := make(map[string]bool, len(hashes))
+	m, err := s.hashesWith(StatusFinished, hashes, false)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
+	}
+	return m, nil
+}
+
+// RunningElsewhere reports which of hashes another live process is running
+// (see Start): the map has every given hash as a key, true if so. Runs of
+// this process, and running rows whose owner is gone, are false. `bench grid
+// --dry-run` shows them as running rather than to do.
+func (s *Store) RunningElsewhere(hashes []string) (map[string]bool, error) {
+	m, err := s.hashesWith(StatusRunning, hashes, true)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %s: running elsewhere: %w", s.path, err)
+	}
+	return m, nil
+}
+
+// hashesWith maps every hash of hashes to whether its run has status and,
+// if liveOnly, a live owner (Store.live).
+func (s *Store) hashesWith(status Status, hashes []string, liveOnly bool) (map[string]bool, error) {
+	m := make(map[string]bool, len(hashes))
 	for _, h := range hashes {
-		done[h] = false
+		m[h] = false
 	}
 	for lo := 0; lo < len(hashes); lo += finishedChunk {
 		chunk := hashes[lo:min(lo+finishedChunk, len(hashes))]
 		args := make([]any, 0, len(chunk)+1)
-		args = append(args, StatusFinished)
+		args = append(args, status)
 		for _, h := range chunk {
 			args = append(args, h)
 		}
-		rows, err := s.db.Query(`SELECT hash FROM runs WHERE status = ? AND hash IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
-		}
-		for rows.Next() {
-			var h string
-			if err := rows.Scan(&h); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
-			}
-			done[h] = true
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("runs: %s: finished: %w", s.path, err)
+		if err := s.markHashes(m, liveOnly, `SELECT hash, host, pidns, pid, pid_start, heartbeat FROM runs
+			WHERE status = ? AND hash IN (`+placeholders(len(chunk))+`)`, args); err != nil {
+			return nil, err
 		}
 	}
-	return done, nil
+	return m, nil
+}
+
+// markHashes sets m[hash] for each row of query (hash and owner columns),
+// only those with a live owner if liveOnly.
+func (s *Store) markHashes(m map[string]bool, liveOnly bool, query string, args []any) error {
+	rows, err := s.db.Query(query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		var o owner
+		if err := rows.Scan(&h, &o.host, &o.ns, &o.pid, &o.start, &o.heartbeat); err != nil {
+			return err
+		}
+		if !liveOnly || s.live(o) {
+			m[h] = true
+		}
+	}
+	return rows.Err()
 }
 
 // interruptedMsg is the error MarkRunningInterrupted records.

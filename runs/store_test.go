@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -417,6 +418,46 @@ func TestFinishedMap(t *testing.T) {
 	empty, err := s.Finished(nil)
 	if err != nil || len(empty) != 0 {
 		t.Errorf("Finished(nil) = %v, %v", empty, err)
+	}
+}
+
+// TestRunningElsewhere: of four runs, one finished, one running in a live
+// process, one running in a dead process and one running here, only the
+// live other process's run is reported, as seen from a third process.
+func TestRunningElsewhere(t *testing.T) {
+	clock := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	s1, path := openTemp(t)
+	setProcess(s1, 100, nil, &clock)
+	start := func(s *Store, seed int64) (string, int64) {
+		t.Helper()
+		spec := testSpec("gin", "MUTAG", seed)
+		id, err := s.Start(spec, testProv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec.Hash(), id
+	}
+	finished, id := start(s1, 1)
+	if err := s1.Finish(id, suite.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	live, _ := start(s1, 2)
+	s2 := openAs(t, path, 200, nil, &clock)
+	dead, _ := start(s2, 3)
+	s3 := openAs(t, path, 300, func(p int) bool { return p == 100 }, &clock)
+	mine, _ := start(s3, 4)
+	got, err := s3.RunningElsewhere([]string{finished, live, dead, mine, "notstored"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{finished: false, live: true, dead: false, mine: false, "notstored": false}
+	if !maps.Equal(got, want) {
+		t.Errorf("RunningElsewhere = %v, want %v", got, want)
+	}
+	// Process 100 stops beating: its run is no longer live.
+	clock = clock.Add(StaleAfter + time.Second)
+	if got, err := s3.RunningElsewhere([]string{live}); err != nil || got[live] {
+		t.Errorf("after StaleAfter without a beat: %v, %v; want false", got, err)
 	}
 }
 

@@ -35,7 +35,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
 	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
 	testFrac := fs.Float64("test-frac", 0, "held-out test fraction scored as test_* metrics (0 = transductive only)")
-	dryRun := fs.Bool("dry-run", false, "list the run specs (and whether each is already finished) without running")
+	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) without running")
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -133,17 +133,29 @@ func printDryRun(stdout io.Writer, store *runs.Store, specs []suite.RunSpec) err
 	if err != nil {
 		return err
 	}
-	todo := 0
+	running, err := store.RunningElsewhere(hashes)
+	if err != nil {
+		return err
+	}
+	todo, elsewhere := 0, 0
 	for i, s := range specs {
 		state := "todo"
-		if done[hashes[i]] {
+		switch {
+		case done[hashes[i]]:
 			state = "done"
-		} else {
+		case running[hashes[i]]:
+			state = "running"
+			elsewhere++
+		default:
 			todo++
 		}
-		fmt.Fprintf(stdout, "%s  %-4s  %-12s %-14s %-5s seed=%-3d %s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.Seed, s.Params.Summary())
+		fmt.Fprintf(stdout, "%s  %-7s  %-12s %-14s %-5s seed=%-3d %s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.Seed, s.Params.Summary())
 	}
-	fmt.Fprintf(stdout, "%d runs, %d to do\n", len(specs), todo)
+	fmt.Fprintf(stdout, "%d runs, %d to do", len(specs), todo)
+	if elsewhere > 0 {
+		fmt.Fprintf(stdout, ", %d running in another process", elsewhere)
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
 

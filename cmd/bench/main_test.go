@@ -64,6 +64,13 @@ func TestGridReportResume(t *testing.T) {
 		}
 	}
 	out.Reset()
+	if err := runGrid(append(grid, "--dry-run"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "  done  "); n != 4 || !strings.Contains(out.String(), "4 runs, 0 to do\n") {
+		t.Errorf("dry run after the grid: %d done, want 4:\n%s", n, out.String())
+	}
+	out.Reset()
 	if err := runRuns([]string{"--db", db, "--format", "csv"}, &out); err != nil {
 		t.Fatal(err)
 	}
