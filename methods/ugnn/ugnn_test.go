@@ -586,9 +586,11 @@ type nopLog struct{}
 
 func (nopLog) Epoch(int, int, map[string]float64) {}
 
-// letterTask builds suite.Tasks on real Letter-high (low ratio, seed 0,
-// PROTOCOL split) without the runner, to call a run's steps directly.
+// letterTask builds suite.Tasks on a real dataset (Letter-high unless
+// built by newProtocolTask; low ratio, seed 0, PROTOCOL split) without the
+// runner, to call a run's steps directly.
 type letterTask struct {
+	name                 string
 	ds                   *datasets.Dataset
 	split                *datasets.Split
 	ratio                float64
@@ -598,14 +600,24 @@ type letterTask struct {
 
 func newLetterTask(t *testing.T) *letterTask {
 	t.Helper()
-	_, _, ratio := letterHigh(t)
-	ds := datasetstest.Load(t, "Letter-high")
-	info, _ := datasets.LookupInfo("Letter-high")
+	letterHigh(t)
+	return newProtocolTask(t, "Letter-high")
+}
+
+// newProtocolTask is letterTask on dataset name, skipping if it is absent.
+func newProtocolTask(tb testing.TB, name string) *letterTask {
+	tb.Helper()
+	ds := datasetstest.Load(tb, name)
+	info, _ := datasets.LookupInfo(name)
+	_, ratio, err := datasets.ResolveRatio(name, "low")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{Known: info.Known, Ratio: ratio, Seed: 0, ClassSplit: "first"})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	lt := &letterTask{ds: ds, split: split, ratio: ratio, numKnown: len(split.KnownClasses), unlabelled: map[int]bool{}}
+	lt := &letterTask{name: name, ds: ds, split: split, ratio: ratio, numKnown: len(split.KnownClasses), unlabelled: map[int]bool{}}
 	for _, g := range split.Unlabelled {
 		lt.unlabelled[g] = true
 		if split.KnownIndex(ds.Labels[g]) < 0 {
@@ -631,7 +643,7 @@ func (lt *letterTask) task(params suite.Params, alpha float64, reported *[][]int
 	return &suite.Task{
 		Graphs: lt.ds.Graphs, FeatureDim: lt.ds.FeatureDim, NumKnown: lt.numKnown,
 		Labelled: lt.split.Labelled, Labels: lt.split.LabelledY, Unlabelled: lt.split.Unlabelled, Eval: lt.split.Unlabelled,
-		Params: params, Seed: 0, Device: "cpu", Backend: "go", Log: nopLog{}, Dataset: "Letter-high",
+		Params: params, Seed: 0, Device: "cpu", Backend: "go", Log: nopLog{}, Dataset: lt.name,
 		Ratio: lt.ratio, NumUnknown: lt.numUnknown, Alpha: alpha,
 		ReportOODSet: func(_ int, graphs []int) { *reported = append(*reported, graphs) },
 	}
