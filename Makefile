@@ -32,7 +32,8 @@ vet:
 	if [ -n "$$bad" ]; then echo "not gofmt-formatted:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 
-# Go benchmarks (one gin-topk epoch on COIL-DEL, WL feature maps, TU loading).
+# Go benchmarks (one gin-topk epoch on COIL-DEL, UGNN phases on COIL-DEL and
+# COLORS-3, WL feature maps, TU loading); the UGNN phases take ~15 min here.
 bench:
 	UGBENCH_DATA=$(abspath $(DATA)) $(GO) test -run NONE -bench . -benchtime 3x ./...
 
