@@ -586,10 +586,9 @@ type nopLog struct{}
 
 func (nopLog) Epoch(int, int, map[string]float64) {}
 
-// letterTask builds suite.Tasks on a real dataset (Letter-high unless
-// built by newProtocolTask; low ratio, seed 0, PROTOCOL split) without the
-// runner, to call a run's steps directly.
-type letterTask struct {
+// protocolTask builds suite.Tasks on a real dataset (low ratio, seed 0,
+// PROTOCOL split) without the runner, to call a run's steps directly.
+type protocolTask struct {
 	name                 string
 	ds                   *datasets.Dataset
 	split                *datasets.Split
@@ -598,14 +597,15 @@ type letterTask struct {
 	unlabelled           map[int]bool
 }
 
-func newLetterTask(t *testing.T) *letterTask {
+// newLetterTask is the protocolTask of Letter-high.
+func newLetterTask(t *testing.T) *protocolTask {
 	t.Helper()
 	letterHigh(t)
 	return newProtocolTask(t, "Letter-high")
 }
 
-// newProtocolTask is letterTask on dataset name, skipping if it is absent.
-func newProtocolTask(tb testing.TB, name string) *letterTask {
+// newProtocolTask is protocolTask on dataset name, skipping if it is absent.
+func newProtocolTask(tb testing.TB, name string) *protocolTask {
 	tb.Helper()
 	ds := datasetstest.Load(tb, name)
 	info, _ := datasets.LookupInfo(name)
@@ -617,7 +617,7 @@ func newProtocolTask(tb testing.TB, name string) *letterTask {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lt := &letterTask{name: name, ds: ds, split: split, ratio: ratio, numKnown: len(split.KnownClasses), unlabelled: map[int]bool{}}
+	lt := &protocolTask{name: name, ds: ds, split: split, ratio: ratio, numKnown: len(split.KnownClasses), unlabelled: map[int]bool{}}
 	for _, g := range split.Unlabelled {
 		lt.unlabelled[g] = true
 		if split.KnownIndex(ds.Labels[g]) < 0 {
@@ -628,7 +628,7 @@ func newProtocolTask(tb testing.TB, name string) *letterTask {
 }
 
 // params: the defaults with the tiny budget, one subgraph, cycles cycles.
-func (lt *letterTask) params(cycles int) suite.Params {
+func (lt *protocolTask) params(cycles int) suite.Params {
 	p := method{Variants[0]}.Defaults()
 	for k, v := range tinyParams() {
 		p[k] = v
@@ -639,7 +639,7 @@ func (lt *letterTask) params(cycles int) suite.Params {
 
 // task is a Task with the protocol's alpha whose reported OOD sets are
 // appended to reported.
-func (lt *letterTask) task(params suite.Params, alpha float64, reported *[][]int) *suite.Task {
+func (lt *protocolTask) task(params suite.Params, alpha float64, reported *[][]int) *suite.Task {
 	return &suite.Task{
 		Graphs: lt.ds.Graphs, FeatureDim: lt.ds.FeatureDim, NumKnown: lt.numKnown,
 		Labelled: lt.split.Labelled, Labels: lt.split.LabelledY, Unlabelled: lt.split.Unlabelled, Eval: lt.split.Unlabelled,
