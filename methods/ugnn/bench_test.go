@@ -25,17 +25,8 @@ func BenchmarkPhases(b *testing.B) {
 	for _, name := range []string{"COIL-DEL", "COLORS-3"} {
 		b.Run(name, func(b *testing.B) {
 			lt := newProtocolTask(b, name)
-			params := method{Variants[0]}.Defaults()
-			cfg, err := configFrom(params, lt.numKnown)
-			if err != nil {
-				b.Fatal(err)
-			}
 			var reported [][]int
-			r, err := newRun(lt.task(params, 1, &reported), cfg, Variants[0])
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.net.close()
+			r := startRun(b, lt.task(method{Variants[0]}.Defaults(), 1, &reported), Variants[0])
 			ctx := context.Background()
 			rng := rand.New(rand.NewPCG(0, 1))
 			phase := func(name string, f func() error) {

@@ -627,6 +627,22 @@ func newProtocolTask(tb testing.TB, name string) *protocolTask {
 	return lt
 }
 
+// startRun sets up variant v's Fit of task (its Config from task.Params)
+// without running it; the network is closed when tb ends.
+func startRun(tb testing.TB, task *suite.Task, v Variant) *run {
+	tb.Helper()
+	cfg, err := configFrom(task.Params, task.NumKnown)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := newRun(task, cfg, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(r.net.close)
+	return r
+}
+
 // params: the defaults with the tiny budget, one subgraph, cycles cycles.
 func (lt *protocolTask) params(cycles int) suite.Params {
 	p := method{Variants[0]}.Defaults()
@@ -656,16 +672,8 @@ func (lt *protocolTask) task(params suite.Params, alpha float64, reported *[][]i
 func TestCurriculumFollowsProtocolAlpha(t *testing.T) {
 	lt := newLetterTask(t)
 	params := lt.params(1)
-	cfg, err := configFrom(params, lt.numKnown)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var reported [][]int
-	r, err := newRun(lt.task(params, 1.4, &reported), cfg, Variants[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.net.close()
+	r := startRun(t, lt.task(params, 1.4, &reported), Variants[0])
 	if _, err := r.cycleStart(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -684,22 +692,13 @@ func TestCycleStartPrototypes(t *testing.T) {
 	lt := newLetterTask(t)
 	numUnknown, unlabelled := lt.numUnknown, lt.unlabelled
 	params := lt.params(1)
-	cfg, err := configFrom(params, lt.numKnown)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const C, R, D = 10, 3, 32
 	protos := map[string][][]float32{}
 	oodSets := map[string][]int{}
 	for _, v := range Variants {
 		var reported [][]int
-		task := lt.task(params, 1, &reported)
-		r, err := newRun(task, cfg, v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := startRun(t, lt.task(params, 1, &reported), v)
 		p, err := r.cycleStart(context.Background(), 1)
-		r.net.close()
 		if err != nil {
 			t.Fatalf("%s: %v", v.Name, err)
 		}
