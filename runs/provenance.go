@@ -61,9 +61,9 @@ var processGoMLX = sync.OnceValue(func() string {
 // CollectProvenance describes where a run is computed: the git commit of the
 // code (the binary's build stamp, else the working directory's checkout)
 // and whether it had uncommitted changes (untracked files included, as `git
-// status --porcelain` lists them), the Go
-// version, the GoMLX module version linked into the binary ("unknown" if it
-// is not, e.g. in tests), the host name, and the given backend and device.
+// status --porcelain` lists them), the Go version, the GoMLX module version
+// linked into the binary ("unknown" if it is not, e.g. in tests), the host
+// name, and the given backend and device.
 // Outside a git checkout, or without git, GitCommit is "" and GitDirty
 // false; in a checkout without commits GitCommit is "". The git state is
 // computed once per process.
