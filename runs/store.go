@@ -502,7 +502,8 @@ func (s *Store) Finished(hashes []string) (map[string]bool, error) {
 // RunningElsewhere reports which of hashes another live process is running
 // (see Start): the map has every given hash as a key, true if so. Runs of
 // this process, and running rows whose owner is gone, are false. `bench grid
-// --dry-run` shows them as running rather than to do.
+// --dry-run` shows them as running rather than to do. The error, if any, is
+// a failed database read.
 func (s *Store) RunningElsewhere(hashes []string) (map[string]bool, error) {
 	m, err := s.hashesWith(StatusRunning, hashes, true)
 	if err != nil {
