@@ -68,6 +68,13 @@ type Task struct {
 	// epoch; the suite logs their precision, recall and count against the
 	// truth as curves (the method never sees the truth).
 	ReportOODSet func(epoch int, graphs []int)
+	// ReportScores, never nil inside Fit, receives unknown scores (higher =
+	// more likely unknown) that the method computed for graphs (indices
+	// into Graphs) after epoch, keyed by a name of lower-case letters,
+	// digits and '_', each index-aligned with graphs: e.g. the scores a
+	// curriculum ranks by. The suite logs the OOD AUROC of each against the
+	// truth as curve ood_auroc_<name>. A bad name or length fails the run.
+	ReportScores func(epoch int, graphs []int, scores map[string][]float64)
 }
 
 // Logger receives a method's training curves.
@@ -85,6 +92,13 @@ type Predictions struct {
 	// class (PROTOCOL §3). The suite, not the method, turns it into a
 	// decision.
 	UnknownScore []float64
+	// ExtraScores, optional, are alternative unknown scores of the Eval
+	// graphs (higher = more likely unknown), index-aligned with Eval and
+	// keyed like Task.ReportScores: what the method computed on the way,
+	// e.g. UGNN's subgraph mean and standard deviation. The suite stores
+	// the OOD AUROC of each as metric ood_auroc_<name> (and
+	// test_ood_auroc_<name>); they enter no other metric.
+	ExtraScores map[string][]float64
 }
 
 // Method is one row of the paper's tables: a graph classifier that also

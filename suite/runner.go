@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -57,6 +58,7 @@ type curveLog struct {
 	now    func() time.Time
 	last   time.Time
 	times  []float64 // seconds of each epoch
+	err    error     // the first bad ReportScores call, fails the run
 }
 
 // EpochSecondsMetric is the metric the suite adds to every run whose method
@@ -119,6 +121,32 @@ func (l *curveLog) oodSet(epoch int, graphs []int, numUnknown int, isUnknown fun
 		CurvePoint{Epoch: epoch, Name: "ood_set_precision", Value: precision},
 		CurvePoint{Epoch: epoch, Name: "ood_set_recall", Value: recall},
 		CurvePoint{Epoch: epoch, Name: "ood_set_size", Value: float64(len(graphs))})
+}
+
+// scores logs the OOD AUROC of each named score of graphs (curves
+// ood_auroc_<name>); a score with a bad name or length sets l.err.
+func (l *curveLog) scores(epoch int, graphs []int, scores map[string][]float64, truthOf func(int) int) {
+	truth := make([]int, len(graphs))
+	for i, g := range graphs {
+		truth[i] = truthOf(g)
+	}
+	for _, name := range slices.Sorted(maps.Keys(scores)) {
+		err := checkScoreName(name)
+		var v float64
+		ok := false
+		if err == nil {
+			v, ok, err = OODAUROC(truth, scores[name])
+		}
+		if err != nil {
+			if l.err == nil {
+				l.err = fmt.Errorf("ReportScores after epoch %d: %s: %w", epoch, name, err)
+			}
+			continue
+		}
+		if ok {
+			l.points = append(l.points, CurvePoint{Epoch: epoch, Name: MetricOODAUROC + "_" + name, Value: v})
+		}
+	}
 }
 
 // medianEpochSeconds returns the median of the timed epochs, false if none.
@@ -199,12 +227,18 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		Device: device, Backend: r.Backend, Log: log, Dataset: spec.Dataset,
 		Ratio: spec.Ratio, NumUnknown: numUnknown, Alpha: spec.Protocol.Alpha, CacheDir: r.CacheDir,
 		ReportOODSet: func(epoch int, graphs []int) { log.oodSet(epoch, graphs, numUnknown, isUnknown) },
+		ReportScores: func(epoch int, graphs []int, scores map[string][]float64) {
+			log.scores(epoch, graphs, scores, truthOf)
+		},
 	}
 	start := time.Now()
 	log.start()
 	pred, err := fitSafely(ctx, m, task)
 	res.Seconds = time.Since(start).Seconds()
 	res.Curves = log.points
+	if err == nil {
+		err = log.err
+	}
 	if err != nil {
 		return res, err
 	}
@@ -247,6 +281,26 @@ func scoreSubset(eval, subset []int, pred *Predictions, truthOf func(int) int, a
 	m, err := Score(truth, sub, alpha)
 	if err != nil {
 		return nil, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(pred.ExtraScores)) {
+		all := pred.ExtraScores[name]
+		if err := checkScoreName(name); err != nil {
+			return nil, fmt.Errorf("extra scores: %w", err)
+		}
+		if len(all) != len(eval) {
+			return nil, fmt.Errorf("extra score %s: %d scores for %d evaluation graphs", name, len(all), len(eval))
+		}
+		scores := make([]float64, len(subset))
+		for i, g := range subset {
+			scores[i] = all[pos[g]]
+		}
+		v, ok, err := OODAUROC(truth, scores)
+		if err != nil {
+			return nil, fmt.Errorf("extra score %s: %w", name, err)
+		}
+		if ok {
+			m[MetricOODAUROC+"_"+name] = v
+		}
 	}
 	out := make(map[string]float64, len(m))
 	for k, v := range m {

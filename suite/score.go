@@ -88,8 +88,8 @@ func Score(truth []int, pred *Predictions, alpha float64) (map[string]float64, e
 			f1 = 2 * precision * recall / (precision + recall)
 		}
 		m[MetricOODF1] = f1
-		if numKnown > 0 {
-			m[MetricOODAUROC] = auroc(truth, pred.UnknownScore, numUnknown, numKnown)
+		if v, ok, _ := OODAUROC(truth, pred.UnknownScore); ok {
+			m[MetricOODAUROC] = v
 		}
 	}
 	return m, nil
@@ -118,4 +118,43 @@ func auroc(truth []int, scores []float64, numPos, numNeg int) float64 {
 	}
 	u := rankSum - float64(numPos)*float64(numPos+1)/2
 	return u / (float64(numPos) * float64(numNeg))
+}
+
+// OODAUROC is the ood_auroc metric of Score for any unknown score (higher =
+// more likely unknown) of the graphs whose truth is given (Unknown or a
+// known class). ok is false if the graphs are not of both kinds. It returns
+// an error if lengths differ or a score is NaN.
+func OODAUROC(truth []int, scores []float64) (v float64, ok bool, err error) {
+	if len(truth) != len(scores) {
+		return 0, false, fmt.Errorf("%d scores for %d graphs", len(scores), len(truth))
+	}
+	numUnknown := 0
+	for i, s := range scores {
+		if math.IsNaN(s) {
+			return 0, false, fmt.Errorf("score of graph %d is NaN", i)
+		}
+		if truth[i] == Unknown {
+			numUnknown++
+		}
+	}
+	numKnown := len(truth) - numUnknown
+	if numUnknown == 0 || numKnown == 0 {
+		return 0, false, nil
+	}
+	return auroc(truth, scores, numUnknown, numKnown), true, nil
+}
+
+// checkScoreName returns an error unless name is a valid extra-score name
+// (Task.ReportScores, Predictions.ExtraScores): non-empty lower-case
+// letters, digits and '_', so that ood_auroc_<name> reads as a metric.
+func checkScoreName(name string) error {
+	if name == "" {
+		return fmt.Errorf("empty score name")
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return fmt.Errorf("score name %q: only a-z, 0-9 and _ allowed", name)
+		}
+	}
+	return nil
 }
