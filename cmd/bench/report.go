@@ -60,7 +60,7 @@ func runReport(args []string, stdout io.Writer) error {
 		t = reports.AblationTable(rs, opts)
 	case "metric":
 		if fs.NArg() != 2 {
-			return fmt.Errorf("report metric NAME: give one metric, e.g. ood_auroc, known_acc, unknown_acc")
+			return fmt.Errorf("report metric NAME: give one metric, e.g. ood_auroc, known_acc, unknown_acc, ood_auroc_msp")
 		}
 		t = reports.MetricTable(rs, fs.Arg(1), opts)
 	default:

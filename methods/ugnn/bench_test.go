@@ -47,7 +47,7 @@ func BenchmarkPhases(b *testing.B) {
 				b.Fatal(err)
 			}
 			phase("semi-epoch", func() error { _, err := r.semiEpoch(ctx, rng, protos); return err })
-			phase("scoring", func() error { _, err := r.confidence(ctx, r.task.Unlabelled, 1); return err })
+			phase("scoring", func() error { _, _, err := r.confidence(ctx, r.task.Unlabelled, 1); return err })
 		})
 	}
 }

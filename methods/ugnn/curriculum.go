@@ -5,11 +5,11 @@ import (
 	"sort"
 )
 
-// ConfidenceScore is s~ = μ − σ of the confidences s_1..s_I of a graph's
-// subgraphs (paper eq. for s~; σ is the population standard deviation,
-// 1/I, as the paper defines σ̂²). Higher means more likely in-distribution.
-func ConfidenceScore(s []float64) float64 {
-	var mu float64
+// MeanStd returns the mean μ and the population standard deviation σ (1/I,
+// as the paper defines σ̂²) of the confidences s_1..s_I of a graph's
+// subgraphs; s~ = μ − σ (paper §4.2) is higher for graphs more likely
+// in-distribution. s must not be empty.
+func MeanStd(s []float64) (mu, sigma float64) {
 	for _, v := range s {
 		mu += v
 	}
@@ -18,7 +18,7 @@ func ConfidenceScore(s []float64) float64 {
 	for _, v := range s {
 		v2 += (v - mu) * (v - mu)
 	}
-	return mu - math.Sqrt(v2/float64(len(s)))
+	return mu, math.Sqrt(v2 / float64(len(s)))
 }
 
 // CurriculumThreshold returns δ_t = (t/T)·δ where δ is the ⌈α·K⌉-th

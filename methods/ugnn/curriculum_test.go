@@ -8,23 +8,24 @@ import (
 	"testing"
 )
 
-// TestConfidenceScore: s~ = μ − σ with the population σ (1/I).
-func TestConfidenceScore(t *testing.T) {
+// TestMeanStd: s~ = μ − σ with the population σ (1/I).
+func TestMeanStd(t *testing.T) {
 	for _, c := range []struct {
-		s    []float64
-		want float64
+		s         []float64
+		mu, sigma float64
+		sTilde    float64 // μ − σ, written out
 	}{
 		// μ = 0.8, σ² = (0.01 + 0.01 + 0)/3 = 2/300 → σ = 0.0816497 (the
 		// sample σ would be 0.1 and give 0.7).
-		{[]float64{0.9, 0.7, 0.8}, 0.8 - math.Sqrt(2.0/300)},
-		{[]float64{0.9, 0.7, 0.8}, 0.7183503},
-		{[]float64{0.37, 0.37, 0.37}, 0.37},
-		{[]float64{0.42}, 0.42},
-		{[]float64{1, 0}, 0},                                // μ 0.5, σ 0.5
-		{[]float64{1, 0.5, 0.5, 0}, 0.5 - math.Sqrt(0.125)}, // σ² = (0.25 + 0 + 0 + 0.25)/4
+		{[]float64{0.9, 0.7, 0.8}, 0.8, math.Sqrt(2.0 / 300), 0.7183503},
+		{[]float64{0.37, 0.37, 0.37}, 0.37, 0, 0.37},
+		{[]float64{0.42}, 0.42, 0, 0.42},
+		{[]float64{1, 0}, 0.5, 0.5, 0},
+		{[]float64{1, 0.5, 0.5, 0}, 0.5, math.Sqrt(0.125), 0.5 - math.Sqrt(0.125)}, // σ² = (0.25 + 0 + 0 + 0.25)/4
 	} {
-		if got := ConfidenceScore(c.s); !near(got, c.want, 1e-7) {
-			t.Errorf("ConfidenceScore(%v) = %.7f, want %.7f", c.s, got, c.want)
+		mu, sigma := MeanStd(c.s)
+		if !near(mu, c.mu, 1e-12) || !near(sigma, c.sigma, 1e-12) || !near(mu-sigma, c.sTilde, 1e-7) {
+			t.Errorf("MeanStd(%v) = %.7f, %.7f (μ − σ %.7f); want %.7f, %.7f (%.7f)", c.s, mu, sigma, mu-sigma, c.mu, c.sigma, c.sTilde)
 		}
 	}
 }

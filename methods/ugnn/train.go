@@ -137,10 +137,29 @@ func (r *run) predictViews(ctx context.Context, views []view) (probs, emb [][]fl
 
 func maxProb(p []float32) float64 { return float64(slices.Max(p)) }
 
+// Names of UGNN's unknown scores (higher = more likely unknown), as
+// reported to the suite (Task.ReportScores, Predictions.ExtraScores), which
+// logs the OOD AUROC of each as ood_auroc_<name>.
+const (
+	// ScoreSubgraph is −s~ = −(μ − σ) over the I subgraphs, UGNN's unknown
+	// score (paper §4.2, PROTOCOL §3).
+	ScoreSubgraph = "subgraph"
+	// ScoreSubgraphMean is −μ, the first part of ScoreSubgraph.
+	ScoreSubgraphMean = "subgraph_mean"
+	// ScoreSubgraphStd is σ, the second part of ScoreSubgraph.
+	ScoreSubgraphStd = "subgraph_std"
+	// ScoreMSP is −max softmax of the whole graph, the unknown score of
+	// "w/o S" (and a free by-product of UGNN's class prediction).
+	ScoreMSP = "msp"
+)
+
 // confidence returns s~ for every graph of graphs (paper §4.2): μ − σ of
 // the max softmax over I node-deleted subgraphs drawn for round, or, for
-// "w/o S", the whole graph's max softmax.
-func (r *run) confidence(ctx context.Context, graphs []int, round int) ([]float64, error) {
+// "w/o S", the whole graph's max softmax. parts are the unknown scores it
+// is made of, index-aligned with graphs: ScoreSubgraph, ScoreSubgraphMean
+// and ScoreSubgraphStd, or ScoreMSP for "w/o S".
+func (r *run) confidence(ctx context.Context, graphs []int, round int) (s []float64, parts map[string][]float64, err error) {
+	s = make([]float64, len(graphs))
 	if !r.v.SubgraphOOD {
 		views := make([]view, len(graphs))
 		for i, g := range graphs {
@@ -148,33 +167,42 @@ func (r *run) confidence(ctx context.Context, graphs []int, round int) ([]float6
 		}
 		probs, _, err := r.predictViews(ctx, views)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out := make([]float64, len(graphs))
-		for i := range out {
-			out[i] = maxProb(probs[i])
+		msp := make([]float64, len(graphs))
+		for i := range s {
+			s[i] = maxProb(probs[i])
+			msp[i] = -s[i]
 		}
-		return out, nil
+		return s, map[string][]float64{ScoreMSP: msp}, nil
 	}
 	conf := make([][]float64, len(graphs))
-	for s := 0; s < r.cfg.Subgraphs; s++ {
+	for sub := 0; sub < r.cfg.Subgraphs; sub++ {
 		views := make([]view, len(graphs))
 		for i, g := range graphs {
-			views[i] = r.nodeDropView(g, "ood", round, s)
+			views[i] = r.nodeDropView(g, "ood", round, sub)
 		}
 		probs, _, err := r.predictViews(ctx, views)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range graphs {
 			conf[i] = append(conf[i], maxProb(probs[i]))
 		}
 	}
-	out := make([]float64, len(graphs))
-	for i, c := range conf {
-		out[i] = ConfidenceScore(c)
+	parts = map[string][]float64{
+		ScoreSubgraph:     make([]float64, len(graphs)),
+		ScoreSubgraphMean: make([]float64, len(graphs)),
+		ScoreSubgraphStd:  make([]float64, len(graphs)),
 	}
-	return out, nil
+	for i, c := range conf {
+		mu, sigma := MeanStd(c)
+		s[i] = mu - sigma
+		parts[ScoreSubgraph][i] = -s[i]
+		parts[ScoreSubgraphMean][i] = -mu
+		parts[ScoreSubgraphStd][i] = sigma
+	}
+	return s, parts, nil
 }
 
 // logEpoch records the epoch's values with the suite.
@@ -433,10 +461,11 @@ func boolInt(b bool) int {
 // the prototypes H [E][2H] for the variant (nil for "w/o P").
 func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	un := r.task.Unlabelled
-	scores, err := r.confidence(ctx, un, t)
+	scores, parts, err := r.confidence(ctx, un, t)
 	if err != nil {
 		return nil, err
 	}
+	r.task.ReportScores(r.epoch, un, parts)
 	thr := CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
 	pos := OODSet(scores, thr)
 	if len(pos) < r.cfg.UnknownPrototypes { // too few to cluster: take the least confident
@@ -554,7 +583,9 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32)
 }
 
 // predictions: class = argmax ψ on the whole graph; unknown score = −s~
-// over I fresh subgraphs (PROTOCOL §3), or −max softmax for "w/o S".
+// over I fresh subgraphs (PROTOCOL §3), or −max softmax for "w/o S". The
+// other unknown scores of confidence, and for UGNN the whole graph's
+// ScoreMSP, go to ExtraScores.
 func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	eval := r.task.Eval
 	views := make([]view, len(eval))
@@ -565,11 +596,21 @@ func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	scores, err := r.confidence(ctx, eval, r.cfg.Cycles+1)
+	scores, parts, err := r.confidence(ctx, eval, r.cfg.Cycles+1)
 	if err != nil {
 		return nil, err
 	}
-	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval))}
+	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval)), ExtraScores: parts}
+	if r.v.SubgraphOOD {
+		delete(parts, ScoreSubgraph) // it is UnknownScore
+		msp := make([]float64, len(eval))
+		for i := range msp {
+			msp[i] = -maxProb(probs[i])
+		}
+		parts[ScoreMSP] = msp
+	} else {
+		delete(parts, ScoreMSP) // it is UnknownScore
+	}
 	for i := range eval {
 		best := 0
 		for c, v := range probs[i] {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -654,7 +655,7 @@ func (lt *protocolTask) params(cycles int) suite.Params {
 }
 
 // task is a Task with the protocol's alpha whose reported OOD sets are
-// appended to reported.
+// appended to reported; its ReportScores drops the scores.
 func (lt *protocolTask) task(params suite.Params, alpha float64, reported *[][]int) *suite.Task {
 	return &suite.Task{
 		Graphs: lt.ds.Graphs, FeatureDim: lt.ds.FeatureDim, NumKnown: lt.numKnown,
@@ -662,6 +663,7 @@ func (lt *protocolTask) task(params suite.Params, alpha float64, reported *[][]i
 		Params: params, Seed: 0, Device: "cpu", Backend: "go", Log: nopLog{}, Dataset: lt.name,
 		Ratio: lt.ratio, NumUnknown: lt.numUnknown, Alpha: alpha,
 		ReportOODSet: func(_ int, graphs []int) { *reported = append(*reported, graphs) },
+		ReportScores: func(int, []int, map[string][]float64) {},
 	}
 }
 
@@ -755,6 +757,104 @@ func TestCycleStartPrototypes(t *testing.T) {
 	}
 }
 
+// TestUnknownScoreParts: on real Letter-high with an untrained network
+// (the same weights for both variants), ugnn reports per cycle −s~ and its
+// parts −μ and σ over the unlabelled graphs, with −s~ = −μ + σ and the OOD
+// set its ⌈αK⌉ highest; its predictions score −s~ and add −μ, σ and the
+// whole graph's −max softmax as extra scores. w/o S reports only −max
+// softmax, which is also its final unknown score, and equals ugnn's.
+func TestUnknownScoreParts(t *testing.T) {
+	lt := newLetterTask(t)
+	params := lt.params(1)
+	params["subgraphs"] = 3
+	type report struct {
+		graphs []int
+		scores map[string][]float64
+	}
+	final := map[string]*suite.Predictions{}
+	cycle := map[string]report{}
+	for _, v := range []Variant{Variants[0], Variants[1]} {
+		var oodSets [][]int
+		task := lt.task(params, 1, &oodSets)
+		var reports []report
+		task.ReportScores = func(_ int, graphs []int, scores map[string][]float64) {
+			reports = append(reports, report{graphs, scores})
+		}
+		r := startRun(t, task, v)
+		if _, err := r.cycleStart(context.Background(), 1); err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		p, err := r.predictions(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", v.Name, err)
+		}
+		if len(reports) != 1 || !reflect.DeepEqual(reports[0].graphs, lt.split.Unlabelled) {
+			t.Fatalf("%s: %d score reports, want 1 over the unlabelled graphs", v.Name, len(reports))
+		}
+		rep := reports[0]
+		cycle[v.Name], final[v.Name] = rep, p
+		// The OOD set of the last cycle is the ⌈αK⌉ highest −s~.
+		main := rep.scores[ScoreSubgraph]
+		if !v.SubgraphOOD {
+			main = rep.scores[ScoreMSP]
+		}
+		in := map[int]bool{}
+		for _, g := range oodSets[0] {
+			in[g] = true
+		}
+		lowestIn, highestOut := math.Inf(1), math.Inf(-1)
+		for i, g := range rep.graphs {
+			if in[g] {
+				lowestIn = min(lowestIn, main[i])
+			} else {
+				highestOut = max(highestOut, main[i])
+			}
+		}
+		if lowestIn < highestOut {
+			t.Errorf("%s: OOD set's lowest unknown score %v < %v outside it", v.Name, lowestIn, highestOut)
+		}
+	}
+	keys := func(m map[string][]float64) []string { return slices.Sorted(maps.Keys(m)) }
+	u, s := cycle["ugnn"].scores, cycle["ugnn-wo-s"].scores
+	if got, want := keys(u), []string{ScoreSubgraph, ScoreSubgraphMean, ScoreSubgraphStd}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ugnn reported %v, want %v", got, want)
+	}
+	if got := keys(s); !reflect.DeepEqual(got, []string{ScoreMSP}) {
+		t.Fatalf("w/o S reported %v, want [msp]", got)
+	}
+	spread := 0
+	for i := range u[ScoreSubgraph] {
+		mean, std := u[ScoreSubgraphMean][i], u[ScoreSubgraphStd][i]
+		if !near(u[ScoreSubgraph][i], mean+std, 1e-12) || std < 0 || mean > 0 || mean < -1 {
+			t.Fatalf("graph %d: −s~ %v, −μ %v, σ %v: want −s~ = −μ + σ, σ ≥ 0, −μ in [−1, 0]", i, u[ScoreSubgraph][i], mean, std)
+		}
+		if std > 0 {
+			spread++
+		}
+	}
+	if spread == 0 {
+		t.Error("σ = 0 for every graph: the 3 subgraphs are the same")
+	}
+
+	pu, ps := final["ugnn"], final["ugnn-wo-s"]
+	if got, want := keys(pu.ExtraScores), []string{ScoreMSP, ScoreSubgraphMean, ScoreSubgraphStd}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ugnn's extra scores %v, want %v", got, want)
+	}
+	if len(ps.ExtraScores) != 0 {
+		t.Errorf("w/o S's extra scores %v, want none (msp is its unknown score)", keys(ps.ExtraScores))
+	}
+	for i := range pu.UnknownScore {
+		if !near(pu.UnknownScore[i], pu.ExtraScores[ScoreSubgraphMean][i]+pu.ExtraScores[ScoreSubgraphStd][i], 1e-12) {
+			t.Fatalf("ugnn graph %d: unknown score %v ≠ −μ + σ", i, pu.UnknownScore[i])
+		}
+		// Whole graphs are not perturbed: the same network gives the same
+		// max softmax in the cycle and in the predictions, for both variants.
+		if pu.ExtraScores[ScoreMSP][i] != ps.UnknownScore[i] || ps.UnknownScore[i] != s[ScoreMSP][i] {
+			t.Fatalf("graph %d: msp %v (ugnn), %v (w/o S final), %v (w/o S cycle) differ", i, pu.ExtraScores[ScoreMSP][i], ps.UnknownScore[i], s[ScoreMSP][i])
+		}
+	}
+}
+
 // TestUGNNLetterHigh runs ugnn end to end through the suite's runner on
 // real Letter-high (low ratio, seed 0) with a small budget: every metric is
 // present, finite and in [0, 1], and the losses are finite.
@@ -781,10 +881,18 @@ func TestUGNNLetterHigh(t *testing.T) {
 	if !(loss[9] < loss[0]) {
 		t.Errorf("warm-up loss did not fall: %v", loss[:10])
 	}
-	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC} {
+	// The suite scores the extra unknown scores, and logs the AUROC of the
+	// reported ones once per cycle.
+	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC,
+		"ood_auroc_" + ScoreMSP, "ood_auroc_" + ScoreSubgraphMean, "ood_auroc_" + ScoreSubgraphStd} {
 		v, ok := res.Metrics[m]
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1 {
 			t.Errorf("%s = %v (present %v), want in [0, 1]", m, v, ok)
+		}
+	}
+	for _, name := range []string{ScoreSubgraph, ScoreSubgraphMean, ScoreSubgraphStd} {
+		if got := points(res, "ood_auroc_"+name); len(got) != 2 {
+			t.Errorf("curve ood_auroc_%s = %v, want one point per cycle (2)", name, got)
 		}
 	}
 	t.Logf("loss %v, ood size %v, metrics %v, %.1fs", loss, points(res, "ood_set_size"), res.Metrics, res.Seconds)
