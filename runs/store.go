@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -603,6 +604,36 @@ func (s *Store) MarkRunningInterrupted() (int64, error) {
 	return n, nil
 }
 
+// RerunMsg starts the error MarkForRerun records.
+const RerunMsg = "marked for rerun"
+
+// MarkForRerun marks the finished runs among those f selects as
+// interrupted, with the error "marked for rerun: <reason>", so that the
+// next grid that includes them computes them again (their metrics and
+// curves stay until that restart clears them, but reports leave them out at
+// once). Runs that are running, failed or interrupted are left alone: a
+// grid already reruns the last two. It returns how many runs it marked. A
+// grid already under way on the same database does not pick them up (it
+// read which runs were finished when it started); a new one does.
+func (s *Store) MarkForRerun(f Filter, reason string) (int64, error) {
+	where, args := f.where()
+	var n int64
+	err := s.tx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`UPDATE runs SET status = ?, error = ?
+			WHERE status = ? AND id IN (SELECT r.id FROM runs r`+where+`)`,
+			append([]any{StatusInterrupted, RerunMsg + ": " + reason, StatusFinished}, args...)...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("runs: %s: mark for rerun: %w", s.path, err)
+	}
+	return n, nil
+}
+
 // Filter selects runs for List. Each non-empty field restricts the runs to
 // those whose value is in it; empty fields select all.
 type Filter struct {
@@ -612,6 +643,11 @@ type Filter struct {
 	Datasets []string
 	// Status are run statuses.
 	Status []Status
+	// Ratios are ratio names ("low", "high"); one that parses as a number
+	// also selects the runs of that labelled ratio, named or not.
+	Ratios []string
+	// Seeds are run seeds.
+	Seeds []int64
 }
 
 // where renders f as an SQL condition on the table alias r (" WHERE ..." or
@@ -619,26 +655,45 @@ type Filter struct {
 func (f Filter) where() (string, []any) {
 	var conds []string
 	var args []any
-	add := func(col string, vals []string) {
+	add := func(col string, vals []any) {
 		if len(vals) == 0 {
 			return
 		}
 		conds = append(conds, col+" IN ("+placeholders(len(vals))+")")
-		for _, v := range vals {
-			args = append(args, v)
+		args = append(args, vals...)
+	}
+	add("r.method", anys(f.Methods))
+	add("r.dataset", anys(f.Datasets))
+	add("r.status", anys(f.Status))
+	if len(f.Ratios) > 0 {
+		// A name matches ratio_name; a number also matches the value.
+		var nums []any
+		for _, r := range f.Ratios {
+			if v, err := strconv.ParseFloat(r, 64); err == nil {
+				nums = append(nums, v)
+			}
 		}
+		c := "r.ratio_name IN (" + placeholders(len(f.Ratios)) + ")"
+		if len(nums) > 0 {
+			c = "(" + c + " OR r.ratio IN (" + placeholders(len(nums)) + "))"
+		}
+		conds = append(conds, c)
+		args = append(append(args, anys(f.Ratios)...), nums...)
 	}
-	add("r.method", f.Methods)
-	add("r.dataset", f.Datasets)
-	statuses := make([]string, len(f.Status))
-	for i, st := range f.Status {
-		statuses[i] = string(st)
-	}
-	add("r.status", statuses)
+	add("r.seed", anys(f.Seeds))
 	if len(conds) == 0 {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// anys converts vals to SQL arguments.
+func anys[T any](vals []T) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
 }
 
 // placeholders returns "?, ?, ..." with n question marks.

@@ -774,17 +774,23 @@ func TestListFilters(t *testing.T) {
 	type row struct {
 		method, dataset string
 		status          Status
+		ratioName       string // testSpec's "low" (0.1) unless set
+		ratio           float64
 	}
 	rows := []row{
-		{"gcn", "MUTAG", StatusFinished},
-		{"gcn", "PROTEINS", StatusFailed},
-		{"gin", "MUTAG", StatusRunning},
-		{"gin", "PROTEINS", StatusFinished},
-		{"mlp", "ENZYMES", StatusInterrupted},
-		{"gcn", "ENZYMES", StatusFinished},
+		{"gcn", "MUTAG", StatusFinished, "", 0},
+		{"gcn", "PROTEINS", StatusFailed, "", 0},
+		{"gin", "MUTAG", StatusRunning, "", 0},
+		{"gin", "PROTEINS", StatusFinished, "high", 0.3},
+		{"mlp", "ENZYMES", StatusInterrupted, "", 0},
+		{"gcn", "ENZYMES", StatusFinished, "", 0.05}, // a ratio without a name
 	}
 	for i, r := range rows {
-		id, err := s.Start(testSpec(r.method, r.dataset, int64(i)), testProv)
+		spec := testSpec(r.method, r.dataset, int64(i))
+		if r.ratio != 0 {
+			spec.RatioName, spec.Ratio = r.ratioName, r.ratio
+		}
+		id, err := s.Start(spec, testProv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -812,6 +818,11 @@ func TestListFilters(t *testing.T) {
 		{"method and dataset", Filter{Methods: []string{"gcn"}, Datasets: []string{"PROTEINS", "ENZYMES"}}, []int{1, 5}},
 		{"all three", Filter{Methods: []string{"gcn", "gin"}, Datasets: []string{"PROTEINS"}, Status: []Status{StatusFinished}}, []int{3}},
 		{"none", Filter{Methods: []string{"nope"}}, nil},
+		{"ratio", Filter{Ratios: []string{"high"}}, []int{3}},
+		{"ratio number", Filter{Ratios: []string{"0.05"}}, []int{5}},
+		{"number of a named ratio", Filter{Ratios: []string{"0.1", "high"}}, []int{0, 1, 2, 3, 4}},
+		{"seeds", Filter{Seeds: []int64{1, 4, 9}}, []int{1, 4}},
+		{"ratio and seeds", Filter{Ratios: []string{"low"}, Seeds: []int64{0, 3}}, []int{0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -842,6 +853,79 @@ func TestListFilters(t *testing.T) {
 				t.Errorf("got rows %v, want %v", idx, c.want)
 			}
 		})
+	}
+}
+
+// TestMarkForRerun: only the finished runs a filter selects are marked
+// (interrupted, with the reason), they leave Finished at once, and the next
+// Start recomputes them as a new attempt; running, failed and interrupted
+// runs are left alone.
+func TestMarkForRerun(t *testing.T) {
+	s, _ := openTemp(t)
+	setProcess(s, 100, nil, nil)
+	type row struct {
+		method string
+		status Status
+	}
+	rows := []row{
+		{"ugnn", StatusFinished}, {"ugnn", StatusFinished}, {"ugnn", StatusRunning},
+		{"ugnn", StatusFailed}, {"ugnn", StatusInterrupted}, {"gin", StatusFinished},
+	}
+	var ids []int64
+	var hashes []string
+	for i, r := range rows {
+		spec := testSpec(r.method, "COIL-DEL", int64(i))
+		id, err := s.Start(spec, testProv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch r.status {
+		case StatusFinished:
+			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": 0.5}, Curves: []suite.CurvePoint{{Epoch: 1, Name: "loss", Value: 1}}})
+		case StatusFailed, StatusInterrupted:
+			err = s.Fail(id, r.status, "x", nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, hashes = append(ids, id), append(hashes, spec.Hash())
+	}
+	n, err := s.MarkForRerun(Filter{Methods: []string{"ugnn"}, Seeds: []int64{1, 2, 3, 4, 5}}, "code changed")
+	if err != nil || n != 1 {
+		t.Fatalf("MarkForRerun = %d, %v; want 1 (seed 1: the only finished ugnn run of seeds 1-5)", n, err)
+	}
+	want := []Status{StatusFinished, StatusInterrupted, StatusRunning, StatusFailed, StatusInterrupted, StatusFinished}
+	for i, id := range ids {
+		r := listOne(t, s, id)
+		if r.Status != want[i] {
+			t.Errorf("run %d (seed %d) status %s, want %s", id, i, r.Status, want[i])
+		}
+	}
+	if r := listOne(t, s, ids[1]); r.Error != "marked for rerun: code changed" {
+		t.Errorf("marked run's error %q", r.Error)
+	}
+	if r := listOne(t, s, ids[4]); r.Error != "x" {
+		t.Errorf("interrupted run's error overwritten: %q", r.Error)
+	}
+	done, err := s.Finished(hashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !done[hashes[0]] || done[hashes[1]] || !done[hashes[5]] {
+		t.Errorf("Finished = %v: want seeds 0 and 5 only", done)
+	}
+	id, err := s.Start(testSpec("ugnn", "COIL-DEL", 1), testProv)
+	if err != nil || id != ids[1] {
+		t.Fatalf("restart of the marked run = %d, %v; want %d", id, err, ids[1])
+	}
+	if r := listOne(t, s, id); r.Attempts != 2 || r.Status != StatusRunning || r.Error != "" {
+		t.Errorf("restarted run: attempts %d status %s error %q", r.Attempts, r.Status, r.Error)
+	}
+	if c, err := s.Curves(id); err != nil || len(c) != 0 {
+		t.Errorf("restarted run keeps curves %v (%v)", c, err)
+	}
+	if n, err := s.MarkForRerun(Filter{Status: []Status{StatusFailed}}, "again"); err != nil || n != 0 {
+		t.Errorf("MarkForRerun of failed runs = %d, %v; want 0", n, err)
 	}
 }
 

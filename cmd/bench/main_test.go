@@ -77,6 +77,44 @@ func TestGridReportResume(t *testing.T) {
 	if n := strings.Count(out.String(), "finished"); n != 4 {
 		t.Errorf("bench runs lists %d finished runs, want 4:\n%s", n, out.String())
 	}
+
+	// --rerun marks the selected finished runs; the same grid recomputes
+	// exactly those.
+	for _, bad := range [][]string{{"--rerun", "why"}, {"--methods", "wl", "--rerun", " "}, {"--status", "done"}} {
+		if err := runRuns(append(bad, "--db", db), &out); err == nil {
+			t.Errorf("runs %v: no error", bad)
+		}
+	}
+	out.Reset()
+	if err := runRuns([]string{"--db", db, "--methods", "wl", "--seeds", "1", "--rerun", "test"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "marked 1 finished run(s) for rerun") {
+		t.Errorf("rerun output: %q", out.String())
+	}
+	out.Reset()
+	if err := runGrid(append(grid, "--dry-run"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "4 runs, 1 to do\n") {
+		t.Errorf("dry run after --rerun, want 1 to do:\n%s", out.String())
+	}
+	if err := runGrid(grid, &out); err != nil {
+		t.Fatal(err)
+	}
+	rs, err = store.List(runs.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		want := 1
+		if r.Spec.Method == "wl" && r.Spec.Seed == 1 {
+			want = 2
+		}
+		if r.Status != runs.StatusFinished || r.Attempts != want {
+			t.Errorf("after the rerun, %s: status %s, attempts %d; want finished, %d", r.Spec, r.Status, r.Attempts, want)
+		}
+	}
 }
 
 // TestBadInput: every bad flag gives an error naming the flag or value.
