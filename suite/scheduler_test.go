@@ -294,7 +294,7 @@ func (o *fakeObserver) started() map[string]bool {
 	return m
 }
 
-var allMetrics = []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC}
+var allMetrics = []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC, suite.MetricClosedAcc}
 
 // numMetrics is what a run of a fake stores: the scores and the epoch time
 // (every fake logs epochs).

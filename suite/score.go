@@ -39,6 +39,8 @@ func DeclaredUnknown(scores []float64, numUnknown int, alpha float64) []bool {
 //   - known_acc: accuracy (as above) over known-class graphs only.
 //   - ood_auroc: area under the ROC curve of UnknownScore for unknown vs
 //     known (ties count ½); independent of K and α.
+//   - closed_acc: fraction of known-class graphs whose predicted class is
+//     right, ignoring what was declared unknown (the classifier alone).
 //
 // Metrics that are undefined (no unknown-class or no known-class graphs)
 // are left out. It returns an error if lengths differ or a score is NaN.
@@ -58,10 +60,13 @@ func Score(truth []int, pred *Predictions, alpha float64) (map[string]float64, e
 	}
 	numKnown := n - numUnknown
 	declared := DeclaredUnknown(pred.UnknownScore, numUnknown, alpha)
-	var correct, knownCorrect, tp, numDeclared int
+	var correct, knownCorrect, closedCorrect, tp, numDeclared int
 	for i, t := range truth {
 		if declared[i] {
 			numDeclared++
+		}
+		if t != Unknown && pred.Class[i] == t {
+			closedCorrect++
 		}
 		switch {
 		case t == Unknown && declared[i]:
@@ -78,6 +83,7 @@ func Score(truth []int, pred *Predictions, alpha float64) (map[string]float64, e
 	}
 	if numKnown > 0 {
 		m[MetricKnownAcc] = float64(knownCorrect) / float64(numKnown)
+		m[MetricClosedAcc] = float64(closedCorrect) / float64(numKnown)
 	}
 	if numUnknown > 0 {
 		recall := float64(tp) / float64(numUnknown)

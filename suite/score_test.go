@@ -27,7 +27,8 @@ func TestScoreHandComputed(t *testing.T) {
 			class: []int{0, 1, 1, 0, 2, 2},
 			score: []float64{0.1, 0.8, 0.3, 0.4, 0.2, 0.9},
 			alpha: 1,
-			want:  map[string]float64{"accuracy": 0.5, "unknown_acc": 0.5, "ood_f1": 0.5, "known_acc": 0.5, "ood_auroc": 0.625},
+			// closed_acc counts idx 1 (right class, declared unknown): 3/4.
+			want: map[string]float64{"accuracy": 0.5, "unknown_acc": 0.5, "ood_f1": 0.5, "known_acc": 0.5, "ood_auroc": 0.625, "closed_acc": 0.75},
 		},
 		{
 			// α = 1.5: ⌈1.5·2⌉ = 3 declared: idx 5, 1, 3 → unknown still 1 of 2; precision 1/3 → F1 = 0.4;
@@ -46,7 +47,7 @@ func TestScoreHandComputed(t *testing.T) {
 			class: []int{0, 0, 1},
 			score: []float64{0.5, 0.5, 0.5},
 			alpha: 1,
-			want:  map[string]float64{"accuracy": 1.0 / 3, "unknown_acc": 0, "ood_f1": 0, "known_acc": 0.5, "ood_auroc": 0.5},
+			want:  map[string]float64{"accuracy": 1.0 / 3, "unknown_acc": 0, "ood_f1": 0, "known_acc": 0.5, "ood_auroc": 0.5, "closed_acc": 1},
 		},
 		{
 			name:   "no unknown",
@@ -54,7 +55,7 @@ func TestScoreHandComputed(t *testing.T) {
 			class:  []int{0, 0},
 			score:  []float64{0.5, 0.1},
 			alpha:  1,
-			want:   map[string]float64{"accuracy": 0.5, "known_acc": 0.5},
+			want:   map[string]float64{"accuracy": 0.5, "known_acc": 0.5, "closed_acc": 0.5},
 			noKeys: []string{"ood_f1", "unknown_acc", "ood_auroc"},
 		},
 		{
@@ -63,7 +64,7 @@ func TestScoreHandComputed(t *testing.T) {
 			class: []int{1, 0, 0, 1},
 			score: []float64{3, 1, 2, 0},
 			alpha: 1,
-			want:  map[string]float64{"accuracy": 1, "unknown_acc": 1, "ood_f1": 1, "known_acc": 1, "ood_auroc": 1},
+			want:  map[string]float64{"accuracy": 1, "unknown_acc": 1, "ood_f1": 1, "known_acc": 1, "ood_auroc": 1, "closed_acc": 1},
 		},
 	}
 	for _, c := range cases {

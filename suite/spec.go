@@ -81,6 +81,11 @@ const (
 	MetricUnknownAcc = "unknown_acc"
 	MetricKnownAcc   = "known_acc"
 	MetricOODAUROC   = "ood_auroc"
+	// MetricClosedAcc (beyond PROTOCOL §4, like ood_auroc) is the
+	// closed-set accuracy: the fraction of known-class graphs predicted as
+	// their class, whether declared unknown or not. It measures the
+	// classifier apart from the unknown score.
+	MetricClosedAcc = "closed_acc"
 )
 
 // CurvePoint is one logged value of a training curve.
