@@ -73,8 +73,11 @@ type Task struct {
 	// into Graphs) after epoch, keyed by a name of lower-case letters,
 	// digits and '_', each index-aligned with graphs: e.g. the scores a
 	// curriculum ranks by. The suite logs the OOD AUROC of each against the
-	// truth as curve ood_auroc_<name>. A bad name or length fails the run.
-	ReportScores func(epoch int, graphs []int, scores map[string][]float64)
+	// truth as curve ood_auroc_<name> (NaN if a score is NaN) and keeps
+	// nothing else of the call. It returns an error, and logs nothing, for
+	// a bad name or length; Fit should return that error. Call it from
+	// Fit's goroutine only.
+	ReportScores func(epoch int, graphs []int, scores map[string][]float64) error
 }
 
 // Logger receives a method's training curves.
@@ -95,9 +98,10 @@ type Predictions struct {
 	// ExtraScores, optional, are alternative unknown scores of the Eval
 	// graphs (higher = more likely unknown), index-aligned with Eval and
 	// keyed like Task.ReportScores: what the method computed on the way,
-	// e.g. UGNN's subgraph mean and standard deviation. The suite stores
+	// e.g. UGNN's −μ and σ of its subgraph confidences. The suite stores
 	// the OOD AUROC of each as metric ood_auroc_<name> (and
-	// test_ood_auroc_<name>); they enter no other metric.
+	// test_ood_auroc_<name>), NaN if a score is NaN; they enter no other
+	// metric. A bad name or length fails the run.
 	ExtraScores map[string][]float64
 }
 

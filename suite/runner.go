@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -58,7 +59,6 @@ type curveLog struct {
 	now    func() time.Time
 	last   time.Time
 	times  []float64 // seconds of each epoch
-	err    error     // the first bad ReportScores call, fails the run
 }
 
 // EpochSecondsMetric is the metric the suite adds to every run whose method
@@ -124,29 +124,45 @@ func (l *curveLog) oodSet(epoch int, graphs []int, numUnknown int, isUnknown fun
 }
 
 // scores logs the OOD AUROC of each named score of graphs (curves
-// ood_auroc_<name>); a score with a bad name or length sets l.err.
-func (l *curveLog) scores(epoch int, graphs []int, scores map[string][]float64, truthOf func(int) int) {
+// ood_auroc_<name>); see Task.ReportScores.
+func (l *curveLog) scores(epoch int, graphs []int, scores map[string][]float64, truthOf func(int) int) error {
 	truth := make([]int, len(graphs))
 	for i, g := range graphs {
 		truth[i] = truthOf(g)
 	}
+	aurocs, err := extraAUROCs(truth, scores, len(graphs))
+	if err != nil {
+		return fmt.Errorf("ReportScores after epoch %d: %w", epoch, err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(aurocs)) {
+		l.points = append(l.points, CurvePoint{Epoch: epoch, Name: name, Value: aurocs[name]})
+	}
+	return nil
+}
+
+// extraAUROCs returns ood_auroc_<name> of every score (index-aligned with
+// truth; NaN if a score is NaN; absent if truth is of one kind only). It
+// returns an error for a bad name or a length other than n.
+func extraAUROCs(truth []int, scores map[string][]float64, n int) (map[string]float64, error) {
+	out := map[string]float64{}
 	for _, name := range slices.Sorted(maps.Keys(scores)) {
-		err := checkScoreName(name)
-		var v float64
-		ok := false
-		if err == nil {
-			v, ok, err = OODAUROC(truth, scores[name])
+		if err := checkScoreName(name); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			if l.err == nil {
-				l.err = fmt.Errorf("ReportScores after epoch %d: %s: %w", epoch, name, err)
-			}
-			continue
-		}
-		if ok {
-			l.points = append(l.points, CurvePoint{Epoch: epoch, Name: MetricOODAUROC + "_" + name, Value: v})
+		if len(scores[name]) != n {
+			return nil, fmt.Errorf("score %s: %d values for %d graphs", name, len(scores[name]), n)
 		}
 	}
+	for name, sc := range scores {
+		if slices.ContainsFunc(sc, math.IsNaN) {
+			out[MetricOODAUROC+"_"+name] = math.NaN()
+			continue
+		}
+		if v, ok, _ := OODAUROC(truth, sc); ok {
+			out[MetricOODAUROC+"_"+name] = v
+		}
+	}
+	return out, nil
 }
 
 // medianEpochSeconds returns the median of the timed epochs, false if none.
@@ -227,8 +243,8 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		Device: device, Backend: r.Backend, Log: log, Dataset: spec.Dataset,
 		Ratio: spec.Ratio, NumUnknown: numUnknown, Alpha: spec.Protocol.Alpha, CacheDir: r.CacheDir,
 		ReportOODSet: func(epoch int, graphs []int) { log.oodSet(epoch, graphs, numUnknown, isUnknown) },
-		ReportScores: func(epoch int, graphs []int, scores map[string][]float64) {
-			log.scores(epoch, graphs, scores, truthOf)
+		ReportScores: func(epoch int, graphs []int, scores map[string][]float64) error {
+			return log.scores(epoch, graphs, scores, truthOf)
 		},
 	}
 	start := time.Now()
@@ -236,9 +252,6 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	pred, err := fitSafely(ctx, m, task)
 	res.Seconds = time.Since(start).Seconds()
 	res.Curves = log.points
-	if err == nil {
-		err = log.err
-	}
 	if err != nil {
 		return res, err
 	}
@@ -282,26 +295,22 @@ func scoreSubset(eval, subset []int, pred *Predictions, truthOf func(int) int, a
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range slices.Sorted(maps.Keys(pred.ExtraScores)) {
-		all := pred.ExtraScores[name]
-		if err := checkScoreName(name); err != nil {
-			return nil, fmt.Errorf("extra scores: %w", err)
-		}
+	extra := make(map[string][]float64, len(pred.ExtraScores))
+	for name, all := range pred.ExtraScores {
 		if len(all) != len(eval) {
-			return nil, fmt.Errorf("extra score %s: %d scores for %d evaluation graphs", name, len(all), len(eval))
+			return nil, fmt.Errorf("extra score %s: %d values for %d evaluation graphs", name, len(all), len(eval))
 		}
-		scores := make([]float64, len(subset))
+		sub := make([]float64, len(subset))
 		for i, g := range subset {
-			scores[i] = all[pos[g]]
+			sub[i] = all[pos[g]]
 		}
-		v, ok, err := OODAUROC(truth, scores)
-		if err != nil {
-			return nil, fmt.Errorf("extra score %s: %w", name, err)
-		}
-		if ok {
-			m[MetricOODAUROC+"_"+name] = v
-		}
+		extra[name] = sub
 	}
+	aurocs, err := extraAUROCs(truth, extra, len(subset))
+	if err != nil {
+		return nil, fmt.Errorf("extra scores: %w", err)
+	}
+	maps.Copy(m, aurocs)
 	out := make(map[string]float64, len(m))
 	for k, v := range m {
 		out[prefix+k] = v

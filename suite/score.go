@@ -137,7 +137,7 @@ func OODAUROC(truth []int, scores []float64) (v float64, ok bool, err error) {
 	numUnknown := 0
 	for i, s := range scores {
 		if math.IsNaN(s) {
-			return 0, false, fmt.Errorf("score of graph %d is NaN", i)
+			return 0, false, fmt.Errorf("score %d is NaN", i)
 		}
 		if truth[i] == Unknown {
 			numUnknown++
