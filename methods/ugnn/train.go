@@ -465,7 +465,9 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.task.ReportScores(r.epoch, un, parts)
+	if err := r.task.ReportScores(r.epoch, un, parts); err != nil {
+		return nil, err
+	}
 	thr := CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
 	pos := OODSet(scores, thr)
 	if len(pos) < r.cfg.UnknownPrototypes { // too few to cluster: take the least confident
@@ -583,9 +585,10 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32)
 }
 
 // predictions: class = argmax ψ on the whole graph; unknown score = −s~
-// over I fresh subgraphs (PROTOCOL §3), or −max softmax for "w/o S". The
-// other unknown scores of confidence, and for UGNN the whole graph's
-// ScoreMSP, go to ExtraScores.
+// over I fresh subgraphs (PROTOCOL §3), or −max softmax for "w/o S".
+// ExtraScores hold every named score of confidence (one of them equal to
+// UnknownScore) and, for the subgraph variants, the whole graph's ScoreMSP,
+// so that ood_auroc_msp and ood_auroc_subgraph compare all variants.
 func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	eval := r.task.Eval
 	views := make([]view, len(eval))
@@ -602,14 +605,11 @@ func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	}
 	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval)), ExtraScores: parts}
 	if r.v.SubgraphOOD {
-		delete(parts, ScoreSubgraph) // it is UnknownScore
 		msp := make([]float64, len(eval))
 		for i := range msp {
 			msp[i] = -maxProb(probs[i])
 		}
 		parts[ScoreMSP] = msp
-	} else {
-		delete(parts, ScoreMSP) // it is UnknownScore
 	}
 	for i := range eval {
 		best := 0

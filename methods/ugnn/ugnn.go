@@ -13,8 +13,8 @@
 // node-deleted view (eqs. 10–13), with momentum prototype updates (eq. 12).
 // Output: the classifier's class on the whole graph, unknown score −s~.
 // Diagnostics for the suite: each cycle reports −s~ and its parts −μ and σ
-// (Task.ReportScores), and the predictions add −μ, σ and the whole graph's
-// −max softmax as extra scores, so the OOD AUROC of each is stored.
+// (Task.ReportScores), and the predictions keep −s~, −μ, σ and the whole
+// graph's −max softmax as extra scores, so the OOD AUROC of each is stored.
 //
 // Choices where the paper is silent (each a named hyper-parameter): hidden
 // 128; 2 GIN layers per stage; a one-GIN-layer scoring GNN; kept nodes gated

@@ -663,7 +663,7 @@ func (lt *protocolTask) task(params suite.Params, alpha float64, reported *[][]i
 		Params: params, Seed: 0, Device: "cpu", Backend: "go", Log: nopLog{}, Dataset: lt.name,
 		Ratio: lt.ratio, NumUnknown: lt.numUnknown, Alpha: alpha,
 		ReportOODSet: func(_ int, graphs []int) { *reported = append(*reported, graphs) },
-		ReportScores: func(int, []int, map[string][]float64) {},
+		ReportScores: func(int, []int, map[string][]float64) error { return nil },
 	}
 }
 
@@ -760,8 +760,8 @@ func TestCycleStartPrototypes(t *testing.T) {
 // TestUnknownScoreParts: on real Letter-high with an untrained network
 // (the same weights for both variants), ugnn reports per cycle −s~ and its
 // parts −μ and σ over the unlabelled graphs, with −s~ = −μ + σ and the OOD
-// set its ⌈αK⌉ highest; its predictions score −s~ and add −μ, σ and the
-// whole graph's −max softmax as extra scores. w/o S reports only −max
+// set its ⌈αK⌉ highest; its predictions score −s~ and keep −s~, −μ, σ and
+// the whole graph's −max softmax as extra scores. w/o S reports only −max
 // softmax, which is also its final unknown score, and equals ugnn's.
 func TestUnknownScoreParts(t *testing.T) {
 	lt := newLetterTask(t)
@@ -777,8 +777,9 @@ func TestUnknownScoreParts(t *testing.T) {
 		var oodSets [][]int
 		task := lt.task(params, 1, &oodSets)
 		var reports []report
-		task.ReportScores = func(_ int, graphs []int, scores map[string][]float64) {
+		task.ReportScores = func(_ int, graphs []int, scores map[string][]float64) error {
 			reports = append(reports, report{graphs, scores})
+			return nil
 		}
 		r := startRun(t, task, v)
 		if _, err := r.cycleStart(context.Background(), 1); err != nil {
@@ -797,6 +798,9 @@ func TestUnknownScoreParts(t *testing.T) {
 		main := rep.scores[ScoreSubgraph]
 		if !v.SubgraphOOD {
 			main = rep.scores[ScoreMSP]
+		}
+		if len(oodSets) != 1 || len(oodSets[0]) != lt.numUnknown {
+			t.Fatalf("%s: OOD sets %d, want one of ⌈αK⌉ = %d graphs", v.Name, len(oodSets), lt.numUnknown)
 		}
 		in := map[int]bool{}
 		for _, g := range oodSets[0] {
@@ -837,15 +841,16 @@ func TestUnknownScoreParts(t *testing.T) {
 	}
 
 	pu, ps := final["ugnn"], final["ugnn-wo-s"]
-	if got, want := keys(pu.ExtraScores), []string{ScoreMSP, ScoreSubgraphMean, ScoreSubgraphStd}; !reflect.DeepEqual(got, want) {
+	if got, want := keys(pu.ExtraScores), []string{ScoreMSP, ScoreSubgraph, ScoreSubgraphMean, ScoreSubgraphStd}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("ugnn's extra scores %v, want %v", got, want)
 	}
-	if len(ps.ExtraScores) != 0 {
-		t.Errorf("w/o S's extra scores %v, want none (msp is its unknown score)", keys(ps.ExtraScores))
+	if got := keys(ps.ExtraScores); !reflect.DeepEqual(got, []string{ScoreMSP}) {
+		t.Fatalf("w/o S's extra scores %v, want [msp]", got)
 	}
 	for i := range pu.UnknownScore {
-		if !near(pu.UnknownScore[i], pu.ExtraScores[ScoreSubgraphMean][i]+pu.ExtraScores[ScoreSubgraphStd][i], 1e-12) {
-			t.Fatalf("ugnn graph %d: unknown score %v ≠ −μ + σ", i, pu.UnknownScore[i])
+		if !near(pu.UnknownScore[i], pu.ExtraScores[ScoreSubgraphMean][i]+pu.ExtraScores[ScoreSubgraphStd][i], 1e-12) ||
+			pu.UnknownScore[i] != pu.ExtraScores[ScoreSubgraph][i] || ps.UnknownScore[i] != ps.ExtraScores[ScoreMSP][i] {
+			t.Fatalf("graph %d: ugnn's unknown score %v is not −s~ = −μ + σ, or w/o S's %v not its msp", i, pu.UnknownScore[i], ps.UnknownScore[i])
 		}
 		// Whole graphs are not perturbed: the same network gives the same
 		// max softmax in the cycle and in the predictions, for both variants.
@@ -881,10 +886,13 @@ func TestUGNNLetterHigh(t *testing.T) {
 	if !(loss[9] < loss[0]) {
 		t.Errorf("warm-up loss did not fall: %v", loss[:10])
 	}
-	// The suite scores the extra unknown scores, and logs the AUROC of the
-	// reported ones once per cycle.
+	// The suite scores the extra unknown scores (ood_auroc_subgraph is
+	// ood_auroc), and logs the AUROC of the reported ones once per cycle.
+	if res.Metrics["ood_auroc_"+ScoreSubgraph] != res.Metrics[suite.MetricOODAUROC] {
+		t.Errorf("ood_auroc_subgraph %v ≠ ood_auroc %v", res.Metrics["ood_auroc_"+ScoreSubgraph], res.Metrics[suite.MetricOODAUROC])
+	}
 	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC,
-		"ood_auroc_" + ScoreMSP, "ood_auroc_" + ScoreSubgraphMean, "ood_auroc_" + ScoreSubgraphStd} {
+		suite.MetricClosedAcc, "ood_auroc_" + ScoreMSP, "ood_auroc_" + ScoreSubgraphMean, "ood_auroc_" + ScoreSubgraphStd} {
 		v, ok := res.Metrics[m]
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1 {
 			t.Errorf("%s = %v (present %v), want in [0, 1]", m, v, ok)
