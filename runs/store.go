@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -607,35 +608,48 @@ func (s *Store) MarkRunningInterrupted() (int64, error) {
 // RerunMsg starts the error MarkForRerun records.
 const RerunMsg = "marked for rerun"
 
-// MarkForRerun marks the finished runs among those f selects as
-// interrupted, with the error "marked for rerun: <reason>", so that the
-// next grid that includes them computes them again (their metrics and
-// curves stay until that restart clears them, but reports leave them out at
-// once). Runs that are running, failed or interrupted are left alone: a
-// grid already reruns the last two. It returns how many runs it marked. A
-// grid already under way on the same database does not pick them up (it
-// read which runs were finished when it started); a new one does.
-func (s *Store) MarkForRerun(f Filter, reason string) (int64, error) {
-	where, args := f.where()
-	var n int64
-	err := s.tx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE runs SET status = ?, error = ?
-			WHERE status = ? AND id IN (SELECT r.id FROM runs r`+where+`)`,
-			append([]any{StatusInterrupted, RerunMsg + ": " + reason, StatusFinished}, args...)...)
+// MarkForRerun marks the runs ids that are finished as interrupted, with the
+// error "marked for rerun: <reason>", so that the next grid that includes
+// them computes them again (their metrics and curves stay until that
+// restart clears them, but reports leave them out at once). Other runs
+// among ids (running, failed, interrupted, or unknown ids) are left alone:
+// a grid already reruns failed and interrupted ones. It returns the ids it
+// marked, in increasing order. A grid already under way on the same
+// database does not pick them up (it read which runs were finished when it
+// started); a new one does.
+func (s *Store) MarkForRerun(ids []int64, reason string) ([]int64, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	var marked []int64
+	err = s.tx(func(tx *sql.Tx) error {
+		rows, err := tx.Query(`UPDATE runs SET status = ?, error = ?
+			WHERE status = ? AND id IN (SELECT value FROM json_each(?)) RETURNING id`,
+			StatusInterrupted, RerunMsg+": "+reason, StatusFinished, string(list))
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			marked = append(marked, id)
+		}
+		return rows.Err()
 	})
 	if err != nil {
-		return 0, fmt.Errorf("runs: %s: mark for rerun: %w", s.path, err)
+		return nil, fmt.Errorf("runs: %s: mark for rerun: %w", s.path, err)
 	}
-	return n, nil
+	slices.Sort(marked)
+	return marked, nil
 }
 
 // Filter selects runs for List. Each non-empty field restricts the runs to
-// those whose value is in it; empty fields select all.
+// those whose value is in it; empty fields select all. Lists of any length
+// work (each is one JSON argument, not one SQL variable per value).
 type Filter struct {
 	// Methods are method names (RunSpec.Method).
 	Methods []string
@@ -655,32 +669,37 @@ type Filter struct {
 func (f Filter) where() (string, []any) {
 	var conds []string
 	var args []any
+	// add restricts col to vals, passed as one JSON array.
 	add := func(col string, vals []any) {
 		if len(vals) == 0 {
 			return
 		}
-		conds = append(conds, col+" IN ("+placeholders(len(vals))+")")
-		args = append(args, vals...)
+		list, _ := json.Marshal(vals) // strings and numbers only
+		conds = append(conds, col+" IN (SELECT value FROM json_each(?))")
+		args = append(args, string(list))
 	}
 	add("r.method", anys(f.Methods))
 	add("r.dataset", anys(f.Datasets))
 	add("r.status", anys(f.Status))
+	add("r.seed", anys(f.Seeds))
 	if len(f.Ratios) > 0 {
 		// A name matches ratio_name; a number also matches the value.
-		var nums []any
+		var nums []float64
 		for _, r := range f.Ratios {
 			if v, err := strconv.ParseFloat(r, 64); err == nil {
 				nums = append(nums, v)
 			}
 		}
-		c := "r.ratio_name IN (" + placeholders(len(f.Ratios)) + ")"
+		names, _ := json.Marshal(f.Ratios)
+		c := "r.ratio_name IN (SELECT value FROM json_each(?))"
+		args = append(args, string(names))
 		if len(nums) > 0 {
-			c = "(" + c + " OR r.ratio IN (" + placeholders(len(nums)) + "))"
+			values, _ := json.Marshal(nums)
+			c = "(" + c + " OR r.ratio IN (SELECT value FROM json_each(?)))"
+			args = append(args, string(values))
 		}
 		conds = append(conds, c)
-		args = append(append(args, anys(f.Ratios)...), nums...)
 	}
-	add("r.seed", anys(f.Seeds))
 	if len(conds) == 0 {
 		return "", nil
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -769,6 +770,15 @@ func TestThisProcess(t *testing.T) {
 	}
 }
 
+// manySeeds returns n seeds that include want and otherwise no test seed.
+func manySeeds(n int, want int64) []int64 {
+	out := []int64{want}
+	for i := int64(1000); len(out) < n; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
 func TestListFilters(t *testing.T) {
 	s, _ := openTemp(t)
 	type row struct {
@@ -823,6 +833,8 @@ func TestListFilters(t *testing.T) {
 		{"number of a named ratio", Filter{Ratios: []string{"0.1", "high"}}, []int{0, 1, 2, 3, 4}},
 		{"seeds", Filter{Seeds: []int64{1, 4, 9}}, []int{1, 4}},
 		{"ratio and seeds", Filter{Ratios: []string{"low"}, Seeds: []int64{0, 3}}, []int{0}},
+		// More values than SQLite allows variables (32766).
+		{"40000 seeds", Filter{Seeds: manySeeds(40000, 2)}, []int{2}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -856,7 +868,7 @@ func TestListFilters(t *testing.T) {
 	}
 }
 
-// TestMarkForRerun: only the finished runs a filter selects are marked
+// TestMarkForRerun: only the finished runs among the given ids are marked
 // (interrupted, with the reason), they leave Finished at once, and the next
 // Start recomputes them as a new attempt; running, failed and interrupted
 // runs are left alone.
@@ -890,9 +902,10 @@ func TestMarkForRerun(t *testing.T) {
 		}
 		ids, hashes = append(ids, id), append(hashes, spec.Hash())
 	}
-	n, err := s.MarkForRerun(Filter{Methods: []string{"ugnn"}, Seeds: []int64{1, 2, 3, 4, 5}}, "code changed")
-	if err != nil || n != 1 {
-		t.Fatalf("MarkForRerun = %d, %v; want 1 (seed 1: the only finished ugnn run of seeds 1-5)", n, err)
+	// ids[1:5] are ugnn's seeds 1-4; 999 is no run.
+	marked, err := s.MarkForRerun(append(slices.Clone(ids[1:5]), 999), "code changed")
+	if err != nil || !slices.Equal(marked, ids[1:2]) {
+		t.Fatalf("MarkForRerun = %v, %v; want [%d] (seed 1: the only finished run among them)", marked, err, ids[1])
 	}
 	want := []Status{StatusFinished, StatusInterrupted, StatusRunning, StatusFailed, StatusInterrupted, StatusFinished}
 	for i, id := range ids {
@@ -924,8 +937,11 @@ func TestMarkForRerun(t *testing.T) {
 	if c, err := s.Curves(id); err != nil || len(c) != 0 {
 		t.Errorf("restarted run keeps curves %v (%v)", c, err)
 	}
-	if n, err := s.MarkForRerun(Filter{Status: []Status{StatusFailed}}, "again"); err != nil || n != 0 {
-		t.Errorf("MarkForRerun of failed runs = %d, %v; want 0", n, err)
+	if marked, err := s.MarkForRerun(ids[1:5], "again"); err != nil || len(marked) != 0 {
+		t.Errorf("MarkForRerun of running, failed and interrupted runs = %v, %v; want none", marked, err)
+	}
+	if marked, err := s.MarkForRerun(nil, "nothing"); err != nil || len(marked) != 0 {
+		t.Errorf("MarkForRerun(nil) = %v, %v", marked, err)
 	}
 }
 

@@ -80,17 +80,31 @@ func TestGridReportResume(t *testing.T) {
 
 	// --rerun marks the selected finished runs; the same grid recomputes
 	// exactly those.
-	for _, bad := range [][]string{{"--rerun", "why"}, {"--methods", "wl", "--rerun", " "}, {"--status", "done"}} {
+	for _, bad := range [][]string{{"--rerun", "why"}, {"--methods", "wl", "--rerun", " "}, {"--status", "done"}, {"--dry-run"}, {"--param", "x"}} {
 		if err := runRuns(append(bad, "--db", db), &out); err == nil {
 			t.Errorf("runs %v: no error", bad)
 		}
 	}
 	out.Reset()
-	if err := runRuns([]string{"--db", db, "--methods", "wl", "--seeds", "1", "--rerun", "test"}, &out); err != nil {
+	if err := runRuns([]string{"--db", db, "--methods", "wl", "--ratios", "lo", "--rerun", "test"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "marked 1 finished run(s) for rerun") {
-		t.Errorf("rerun output: %q", out.String())
+	if !strings.HasPrefix(out.String(), "no finished run matches (0 run(s) selected)") {
+		t.Errorf("rerun of a typo: %q", out.String())
+	}
+	rerun := []string{"--db", db, "--methods", "wl", "--seeds", "1", "--format", "csv", "--rerun", "test"}
+	for _, dry := range []bool{true, false} {
+		out.Reset()
+		args, verb := rerun, "marked"
+		if dry {
+			args, verb = append(rerun, "--dry-run"), "would mark"
+		}
+		if err := runRuns(args, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), verb+" 1 finished run(s) for rerun") || strings.Count(out.String(), ",wl,") != 1 {
+			t.Errorf("rerun (dry %v) output, want the one wl run listed and %q:\n%s", dry, verb, out.String())
+		}
 	}
 	out.Reset()
 	if err := runGrid(append(grid, "--dry-run"), &out); err != nil {

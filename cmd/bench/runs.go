@@ -17,11 +17,13 @@ func runRuns(args []string, stdout io.Writer) error {
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	methods := fs.StringSlice("methods", nil, "only these methods")
 	dsets := fs.StringSlice("datasets", nil, "only these datasets")
-	ratios := fs.StringSlice("ratios", nil, "only these labelled ratios (low, high or a number)")
+	ratios := fs.StringSlice("ratios", nil, "only these labelled ratios: low, high, or a number (which also matches the named ratios of that value)")
 	seeds := fs.String("seeds", "", "only these seeds: list and/or ranges, e.g. 0,1,2 or 0-4")
 	status := fs.StringSlice("status", nil, "only these statuses: running, finished, failed, interrupted")
+	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
-	rerun := fs.String("rerun", "", "mark the selected finished runs for rerun, giving the reason (e.g. \"loss fix in 1a2b3c\"); the next bench grid that includes them recomputes them; needs --methods or --datasets")
+	rerun := fs.String("rerun", "", "mark the selected finished runs for rerun, giving the reason (e.g. \"loss fix in 1a2b3c\"), and list them; the next bench grid that includes them recomputes them; needs --methods or --datasets")
+	dryRun := fs.Bool("dry-run", false, "with --rerun: list the runs it would mark, mark nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,31 +45,85 @@ func runRuns(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--status %q: want running, finished, failed or interrupted", s)
 		}
 	}
-	if fs.Changed("rerun") {
+	want, err := reports.ParseParamFilters(*params)
+	if err != nil {
+		return err
+	}
+	marking := fs.Changed("rerun")
+	if marking {
 		if strings.TrimSpace(*rerun) == "" {
 			return fmt.Errorf("--rerun: give the reason, e.g. --rerun \"loss fix in 1a2b3c\"")
 		}
 		if len(f.Methods) == 0 && len(f.Datasets) == 0 {
-			return fmt.Errorf("--rerun: select the runs with --methods or --datasets (and --ratios, --seeds); marking a whole database is refused")
+			return fmt.Errorf("--rerun: select the runs with --methods or --datasets (and --ratios, --seeds, --param); marking a whole database is refused")
 		}
+	} else if *dryRun {
+		return fmt.Errorf("--dry-run: only with --rerun")
 	}
 	store, err := runs.Open(*db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if fs.Changed("rerun") {
-		reason := fmt.Sprintf("%s (bench runs --rerun, %s)", *rerun, time.Now().UTC().Format(time.DateTime))
-		n, err := store.MarkForRerun(f, reason)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "marked %d finished run(s) for rerun; a bench grid that includes them recomputes them\n", n)
-		return nil
-	}
 	rs, err := store.List(f)
 	if err != nil {
 		return err
 	}
-	return reports.RenderPlain(stdout, reports.RunList(rs), *format)
+	rs = reports.SelectParams(rs, want)
+	if !marking {
+		return reports.RenderPlain(stdout, reports.RunList(rs), *format)
+	}
+	return markForRerun(stdout, store, rs, *rerun, *dryRun, *format)
+}
+
+// markForRerun marks the finished runs of rs for rerun (or, for a dry run,
+// only lists them) and says what it left alone.
+func markForRerun(w io.Writer, store *runs.Store, rs []runs.Run, reason string, dryRun bool, format string) error {
+	var ids []int64
+	running := 0
+	for _, r := range rs {
+		switch r.Status {
+		case runs.StatusFinished:
+			ids = append(ids, r.ID)
+		case runs.StatusRunning:
+			running++
+		}
+	}
+	if len(ids) == 0 {
+		fmt.Fprintf(w, "no finished run matches (%d run(s) selected); check --methods, --datasets, --ratios, --seeds and --param against bench runs\n", len(rs))
+		return nil
+	}
+	chosen := map[int64]bool{}
+	if dryRun {
+		for _, id := range ids {
+			chosen[id] = true
+		}
+	} else {
+		stamp := fmt.Sprintf("%s (bench runs --rerun, %s)", reason, time.Now().UTC().Format(time.DateTime))
+		marked, err := store.MarkForRerun(ids, stamp)
+		if err != nil {
+			return err
+		}
+		for _, id := range marked {
+			chosen[id] = true
+		}
+	}
+	var list []runs.Run
+	for _, r := range rs {
+		if chosen[r.ID] {
+			list = append(list, r)
+		}
+	}
+	if err := reports.RenderPlain(w, reports.RunList(list), format); err != nil {
+		return err
+	}
+	verb := "marked"
+	if dryRun {
+		verb = "would mark"
+	}
+	fmt.Fprintf(w, "%s %d finished run(s) for rerun; a bench grid that includes them recomputes them\n", verb, len(list))
+	if running > 0 {
+		fmt.Fprintf(w, "left alone: %d selected run(s) still running; mark them once they finish\n", running)
+	}
+	return nil
 }
