@@ -29,8 +29,9 @@ func TestExtraScoresMetrics(t *testing.T) {
 		"a": {0.1, 0.2, 0.8, 0.9, 0.3, 5},
 		// The same ranking reversed → 2 of 6.
 		"b_2": {-0.1, -0.2, -0.8, -0.9, -0.3, 5},
-		// NaN on graph 3: in the unlabelled subset, not in {0, 1}.
-		"c": {0, 1, 0, math.NaN(), 0, 0},
+		// NaN on graph 3 (in the unlabelled subset, not in {0, 1}) and on
+		// graph 5 (alone in the test subset, where AUROC is undefined).
+		"c": {0, 1, 0, math.NaN(), 0, math.NaN()},
 	}
 	unlabelled := []int{0, 1, 2, 3, 4}
 	m, err := scoreSubset(eval, unlabelled, &pred, truthOfTable(truth), 1, "")
@@ -106,6 +107,10 @@ func TestReportScoresCurves(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := l.scores(5, []int{0, 1}, map[string][]float64{"z": {math.NaN(), 1}}, truthOfTable(truth)); err != nil {
+		t.Fatal(err)
+	}
+	// A NaN over graphs of one kind: undefined, no point (not a NaN one).
+	if err := l.scores(5, []int{1, 3}, map[string][]float64{"z": {math.NaN(), 1}}, truthOfTable(truth)); err != nil {
 		t.Fatal(err)
 	}
 	want := []CurvePoint{{3, "ood_auroc_x", 0.75}, {3, "ood_auroc_y", 0.5}}

@@ -153,14 +153,21 @@ func extraAUROCs(truth []int, scores map[string][]float64, n int) (map[string]fl
 			return nil, fmt.Errorf("score %s: %d values for %d graphs", name, len(scores[name]), n)
 		}
 	}
+	unknown := 0
+	for _, t := range truth {
+		if t == Unknown {
+			unknown++
+		}
+	}
+	if unknown == 0 || unknown == len(truth) {
+		return out, nil // undefined, like ood_auroc
+	}
 	for name, sc := range scores {
 		if slices.ContainsFunc(sc, math.IsNaN) {
 			out[MetricOODAUROC+"_"+name] = math.NaN()
 			continue
 		}
-		if v, ok, _ := OODAUROC(truth, sc); ok {
-			out[MetricOODAUROC+"_"+name] = v
-		}
+		out[MetricOODAUROC+"_"+name], _, _ = OODAUROC(truth, sc)
 	}
 	return out, nil
 }
