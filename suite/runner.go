@@ -153,21 +153,13 @@ func extraAUROCs(truth []int, scores map[string][]float64, n int) (map[string]fl
 			return nil, fmt.Errorf("score %s: %d values for %d graphs", name, len(scores[name]), n)
 		}
 	}
-	unknown := 0
-	for _, t := range truth {
-		if t == Unknown {
-			unknown++
-		}
-	}
-	if unknown == 0 || unknown == len(truth) {
-		return out, nil // undefined, like ood_auroc
-	}
 	for name, sc := range scores {
-		if slices.ContainsFunc(sc, math.IsNaN) {
+		switch v, ok, err := OODAUROC(truth, sc); {
+		case err != nil: // lengths are checked, so a NaN score
 			out[MetricOODAUROC+"_"+name] = math.NaN()
-			continue
+		case ok:
+			out[MetricOODAUROC+"_"+name] = v
 		}
-		out[MetricOODAUROC+"_"+name], _, _ = OODAUROC(truth, sc)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -128,24 +129,25 @@ func auroc(truth []int, scores []float64, numPos, numNeg int) float64 {
 
 // OODAUROC is the ood_auroc metric of Score for any unknown score (higher =
 // more likely unknown) of the graphs whose truth is given (Unknown or a
-// known class). ok is false if the graphs are not of both kinds. It returns
-// an error if lengths differ or a score is NaN.
+// known class). ok is false, and err nil, if the graphs are not of both
+// kinds (the metric is undefined). Otherwise it returns an error if lengths
+// differ or a score is NaN.
 func OODAUROC(truth []int, scores []float64) (v float64, ok bool, err error) {
-	if len(truth) != len(scores) {
-		return 0, false, fmt.Errorf("%d scores for %d graphs", len(scores), len(truth))
-	}
 	numUnknown := 0
-	for i, s := range scores {
-		if math.IsNaN(s) {
-			return 0, false, fmt.Errorf("score %d is NaN", i)
-		}
-		if truth[i] == Unknown {
+	for _, t := range truth {
+		if t == Unknown {
 			numUnknown++
 		}
 	}
 	numKnown := len(truth) - numUnknown
 	if numUnknown == 0 || numKnown == 0 {
 		return 0, false, nil
+	}
+	if len(truth) != len(scores) {
+		return 0, false, fmt.Errorf("%d scores for %d graphs", len(scores), len(truth))
+	}
+	if i := slices.IndexFunc(scores, math.IsNaN); i >= 0 {
+		return 0, false, fmt.Errorf("score %d is NaN", i)
 	}
 	return auroc(truth, scores, numUnknown, numKnown), true, nil
 }
