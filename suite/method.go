@@ -55,7 +55,7 @@ type Task struct {
 	Ratio float64
 	// NumUnknown is K, the number of unknown-class graphs in Unlabelled.
 	// UGNN's curriculum selects the ⌈α·K⌉ least confident graphs, assuming
-	// K known as the paper does (§5.5, "we use the ground truth number of
+	// K known as the paper does (§5.4, "we use the ground truth number of
 	// OOD samples"); a method that reads it must say so in its doc.
 	NumUnknown int
 	// Alpha is the protocol's OOD multiplier α (PROTOCOL §3).

@@ -23,7 +23,9 @@ func MeanStd(s []float64) (mu, sigma float64) {
 
 // CurriculumThreshold returns δ_t = (t/T)·δ where δ is the ⌈α·K⌉-th
 // smallest score (paper §4.2, "from easy to hard"): at the last cycle the
-// OOD set is the ⌈α·K⌉ least confident graphs. K is the number of
+// OOD set is the ⌈α·K⌉ least confident graphs (more when scores tie at δ).
+// The factor t/T scales the score, so with scores in (0, 1] an early δ_t
+// can lie below every score and select nothing. K is the number of
 // unknown-class graphs, assumed known as in the paper. scores are s~ of
 // the unlabelled graphs; t is 1-based.
 func CurriculumThreshold(scores []float64, numUnknown int, alpha float64, t, T int) float64 {
@@ -39,8 +41,8 @@ func CurriculumThreshold(scores []float64, numUnknown int, alpha float64, t, T i
 }
 
 // OODSet returns the positions i with scores[i] ≤ threshold (the graphs
-// held to be of unknown classes at this cycle, paper eq. for D^{u,id}'s
-// complement), in ascending order.
+// held to be of unknown classes at this cycle: the complement of D^{u,id},
+// paper eq. 7), in ascending order.
 func OODSet(scores []float64, threshold float64) []int {
 	var out []int
 	for i, s := range scores {

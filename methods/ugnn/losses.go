@@ -13,7 +13,7 @@ func logSumExp(x *Node) *Node {
 
 func shapeOf(like *Node, dims ...int) shapes.Shape { return shapes.Make(like.DType(), dims...) }
 
-// Sinkhorn computes the soft prototype assignments Q of paper eq. (10)–(11)
+// Sinkhorn computes the soft prototype assignments Q of paper eqs. (9)–(11)
 // as SwAV does (Caron et al. 2020, Alg. 1): Q ∝ exp(scores/ε), then iters
 // rounds of normalising the prototype rows to 1/E and the graph columns to
 // 1/B; finally columns are rescaled to sum to 1. The paper's exp(2HᵀZ/ε)
@@ -47,8 +47,9 @@ func Sinkhorn(scores, weight *Node, eps float64, iters int) *Node {
 	return StopGradient(Mul(q, numB))
 }
 
-// SoftCrossEntropy is L^u of paper eq. (13): −mean over real graphs of
-// Σ_c q_c log p_c, with p = softmax(logits). q, logits [B, E], weight [B].
+// SoftCrossEntropy is L^u of paper eq. (12): −mean over real graphs of
+// Σ_c q_c log p_c, with p = softmax(logits) (eq. 13 when logits = z~~ᵀH/τ).
+// q, logits [B, E], weight [B].
 func SoftCrossEntropy(q, logits, weight *Node) *Node {
 	logp := LogSoftmax(logits, -1)
 	per := Neg(ReduceSum(Mul(q, logp), -1))

@@ -55,7 +55,7 @@ func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *N
 	return logits, L2NormalizeWithEpsilon(z, 1e-12, -1)
 }
 
-// labelledLoss is L^l (eq. 5) plus the weighted supervised contrastive term
+// labelledLoss is L^l (eq. 4) plus the weighted supervised contrastive term
 // (Khosla et al. 2020) over a labelled batch given as size chunks (5 inputs
 // each: x, adj, mask, y, w; gnn.SizeChunks): both sum over all real graphs
 // of all chunks, so the loss is the unsplit batch's.
@@ -104,8 +104,9 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	return n, nil
 }
 
-// semi returns the prototype-aware step (eq. 14) for batches whose labelled
-// part comes in kl chunks. Inputs: 5 per labelled chunk (x, adj, mask, y,
+// semi returns the prototype-aware step (eq. 15, plus the supervised
+// contrastive term of labelledLoss) for batches whose labelled part comes
+// in kl chunks. Inputs: 5 per labelled chunk (x, adj, mask, y,
 // w); 7 per unlabelled chunk (view 1 = edge deletion: x, adj, mask; view 2
 // = node deletion: x, adj, mask; weights [B_s]); the prototypes H [E, 2H].
 // Outputs: loss, cross-entropy, L^u, and view 1's normalised embeddings of

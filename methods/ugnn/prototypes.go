@@ -20,7 +20,7 @@ func normalize(v []float32) {
 	}
 }
 
-// ClassPrototypes is eq. (9): the mean embedding of each known class's
+// ClassPrototypes is eq. (8): the mean embedding of each known class's
 // labelled graphs, L2-normalised (as in SwAV, which the paper follows).
 // emb is [n][D]; labels[i] in 0..numClasses−1 is the class of emb[i]. A class
 // without graphs gets a zero prototype.
@@ -141,7 +141,7 @@ func KMeans(points [][]float32, k, maxIter int, rng *rand.Rand) (centroids [][]f
 	return centroids, assign
 }
 
-// MomentumUpdate is eq. (12): each prototype h_c with at least one batch
+// MomentumUpdate is eq. (14): each prototype h_c with at least one batch
 // embedding assigned to it (pseudo-label = nearest prototype by inner
 // product) moves to η·h_c + (1−η)·mean of those embeddings, then is
 // L2-normalised. protos [E][D] is updated in place; emb is [B][D].

@@ -518,7 +518,7 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 }
 
 // semiEpoch is one pass over the unlabelled graphs with the prototype-aware
-// step; prototypes are momentum-updated after every step (eq. 12).
+// step; prototypes are momentum-updated after every step (eq. 14).
 func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32) (map[string]float64, error) {
 	un := slices.Clone(r.task.Unlabelled)
 	rng.Shuffle(len(un), func(i, j int) { un[i], un[j] = un[j], un[i] })

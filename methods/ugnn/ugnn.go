@@ -1,5 +1,6 @@
 // Package ugnn is UGNN, the method of "Towards Semi-supervised Universal
-// Graph Classification" (§4, Algorithm 1), and its four ablations (§5.4).
+// Graph Classification" (§4, Algorithm 1), and its four ablations (§5.3).
+// Equation numbers below are those of the paper's LaTeX source.
 //
 // Training: a warm-up on the labelled graphs (cross-entropy + supervised
 // contrastive loss), then T cycles. Each cycle (1) scores every unlabelled
@@ -7,10 +8,12 @@
 // subgraphs, (2) takes the graphs with s~ ≤ δ_t = (t/T)·δ as the OOD set,
 // δ being the ⌈αK⌉-th smallest s~ (K known, as in the paper's experiments),
 // (3) initialises prototypes: known-class means of labelled embeddings
-// (eq. 9) and R k-means centroids of the OOD set, (4) trains with
-// L = L^l + L^u where L^u is the cross-entropy between Sinkhorn-Knopp
-// assignments of an edge-deleted view and prototype softmax of a
-// node-deleted view (eqs. 10–13), with momentum prototype updates (eq. 12).
+// (eq. 8) and R k-means centroids of the OOD set, (4) trains with
+// L = L^l + L^u (eq. 15) plus the supervised contrastive term, which the
+// paper's §5.1 keeps "during optimization". L^u is the cross-entropy
+// between Sinkhorn-Knopp assignments of an edge-deleted view and the
+// prototype softmax of a node-deleted view (eqs. 9–13), with momentum
+// prototype updates (eq. 14).
 // Output: the classifier's class on the whole graph, unknown score −s~.
 // Diagnostics for the suite: each cycle reports −s~ and its parts −μ and σ
 // (Task.ReportScores), and the predictions keep −s~, −μ, σ and the whole
@@ -19,11 +22,25 @@
 // Choices where the paper is silent (each a named hyper-parameter): hidden
 // 128; 2 GIN layers per stage; a one-GIN-layer scoring GNN; kept nodes gated
 // by tanh(score); one view per graph in the supervised contrastive loss
-// (τ_sup = 0.1, weight 1); an epoch of the semi-supervised phase is one pass
-// over the unlabelled graphs, each batch paired with the next labelled
-// batch; the momentum update uses the edge-deleted view's embeddings; edge
-// deletion drops 20% of edges; if the OOD set has fewer than R graphs, the R
-// least confident graphs seed k-means.
+// (τ_sup = 0.1, weight 1), on the encoder's normalised embedding without a
+// projection head; an epoch of the semi-supervised phase is one pass over
+// all unlabelled graphs (the OOD set included), each batch paired with the
+// next labelled batch; the momentum update uses the edge-deleted view's
+// embeddings of the batch; edge deletion drops 20% of edges; if the OOD set
+// has fewer than R graphs, the R least confident graphs seed k-means.
+//
+// Choices where the paper reads two ways: T counts cycles, among which the
+// epochs after warm-up are split evenly (§4.4: "the number of total cycles
+// is T"; §4.2 calls it iterations), default 5. δ_t scales the score, not a
+// count of graphs, as the formula is written: with s~ in (0, 1] the early
+// cycles often select no graph at all and fall back to the R least
+// confident ones. The Sinkhorn input is exp(2HᵀZ/ε) as the paper writes
+// it; SwAV's exp(HᵀZ/ε) is the same with sinkhorn_eps doubled.
+//
+// Node deletion keeps ⌈(1−node_drop)·n⌉ nodes, so with the default 0.2 a
+// graph of at most 4 nodes is left whole: its I subgraphs are identical
+// (σ = 0) and its node-deleted view is the graph itself. That is 956 of
+// Letter-high's 2,250 graphs (42%).
 package ugnn
 
 import (
