@@ -4,6 +4,7 @@
 //	bench grid     run methods × datasets × ratios × seeds into a SQLite DB
 //	bench report   print the paper's tables (accuracy, f1, ablation, metric)
 //	bench runs     list stored runs with their status
+//	bench curves   print per-epoch curves, mean±std over seeds
 //	bench datasets print Table 1 for the datasets present
 //	bench methods  list registered methods and their hyper-parameters
 //
@@ -30,6 +31,7 @@ var commands = []command{
 	{"grid", "run methods × datasets × ratios × seeds, storing every run", runGrid},
 	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
+	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods and their default hyper-parameters", runMethods},
 }

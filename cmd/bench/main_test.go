@@ -78,6 +78,20 @@ func TestGridReportResume(t *testing.T) {
 		t.Errorf("bench runs lists %d finished runs, want 4:\n%s", n, out.String())
 	}
 
+	// bench curves: gin-topk's loss over its 3 epochs, averaged over the
+	// two seeds; a curve nobody stored is an error naming it.
+	out.Reset()
+	if err := runCurves([]string{"--db", db, "--methods", "gin-topk", "--curves", "loss", "--format", "md"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "### gin-topk · Letter-high · low (2 runs: seeds 0,1)") ||
+		strings.Count(out.String(), "±") != 3 || !strings.Contains(out.String(), "| 3 | ") {
+		t.Errorf("bench curves, want 3 epochs of mean±std:\n%s", out.String())
+	}
+	if err := runCurves([]string{"--db", db, "--curves", "los"}, &out); err == nil || !strings.Contains(err.Error(), `"los"`) {
+		t.Errorf("bench curves --curves los: error %v, want it to name the curve", err)
+	}
+
 	// --rerun marks the selected finished runs; the same grid recomputes
 	// exactly those.
 	for _, bad := range [][]string{{"--rerun", "why"}, {"--methods", "wl", "--rerun", " "}, {"--status", "done"}, {"--dry-run"}, {"--param", "x"}} {

@@ -3,49 +3,23 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/runs"
-	"github.com/ugbench/ugbench/suite"
 )
 
 func runRuns(args []string, stdout io.Writer) error {
 	fs := newFlags("runs", "runs [flags]")
-	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
-	methods := fs.StringSlice("methods", nil, "only these methods")
-	dsets := fs.StringSlice("datasets", nil, "only these datasets")
-	ratios := fs.StringSlice("ratios", nil, "only these labelled ratios: low, high, or a number (which also matches the named ratios of that value)")
-	seeds := fs.String("seeds", "", "only these seeds: list and/or ranges, e.g. 0,1,2 or 0-4")
-	status := fs.StringSlice("status", nil, "only these statuses: running, finished, failed, interrupted")
-	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
+	sel := addSelection(fs, "only these statuses: running, finished, failed, interrupted")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	rerun := fs.String("rerun", "", "mark the selected finished runs for rerun, giving the reason (e.g. \"loss fix in 1a2b3c\"), and list them; the next bench grid that includes them recomputes them; needs --methods or --datasets")
 	dryRun := fs.Bool("dry-run", false, "with --rerun: list the runs it would mark, mark nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if _, err := os.Stat(*db); err != nil {
-		return fmt.Errorf("--db %s: %w", *db, err)
-	}
-	f := runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios}
-	if *seeds != "" {
-		var err error
-		if f.Seeds, err = suite.ParseSeeds(*seeds); err != nil {
-			return fmt.Errorf("--seeds: %w", err)
-		}
-	}
-	for _, s := range *status {
-		switch st := runs.Status(s); st {
-		case runs.StatusRunning, runs.StatusFinished, runs.StatusFailed, runs.StatusInterrupted:
-			f.Status = append(f.Status, st)
-		default:
-			return fmt.Errorf("--status %q: want running, finished, failed or interrupted", s)
-		}
-	}
-	want, err := reports.ParseParamFilters(*params)
+	f, want, err := sel.parse()
 	if err != nil {
 		return err
 	}
@@ -60,7 +34,7 @@ func runRuns(args []string, stdout io.Writer) error {
 	} else if *dryRun {
 		return fmt.Errorf("--dry-run: only with --rerun")
 	}
-	store, err := runs.Open(*db)
+	store, err := runs.Open(*sel.db)
 	if err != nil {
 		return err
 	}

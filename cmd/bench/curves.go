@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+func runCurves(args []string, stdout io.Writer) error {
+	fs := newFlags("curves", "curves [flags]")
+	sel := addSelection(fs, "only runs of these statuses: running, finished, failed, interrupted (default finished)")
+	names := fs.StringSlice("curves", nil, "only these curves, e.g. loss,ood_set_precision (default: every curve of the selected runs)")
+	format := fs.String("format", "text", "output format: text, md, latex, csv")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	f, want, err := sel.parse()
+	if err != nil {
+		return err
+	}
+	if len(f.Status) == 0 {
+		f.Status = []runs.Status{runs.StatusFinished}
+	}
+	store, err := runs.Open(*sel.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rs, err := store.List(f)
+	if err != nil {
+		return err
+	}
+	rs = reports.SelectParams(rs, want)
+	if len(rs) == 0 {
+		return fmt.Errorf("no run matches; check the flags against bench runs")
+	}
+	curves := make(map[int64][]suite.CurvePoint, len(rs))
+	for _, r := range rs {
+		if curves[r.ID], err = store.Curves(r.ID); err != nil {
+			return err
+		}
+	}
+	tables, err := reports.CurveTables(rs, curves, *names)
+	if err != nil {
+		return fmt.Errorf("--curves: %w", err)
+	}
+	for i, p := range tables {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := reports.RenderPlain(stdout, p, *format); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// selection holds the flags that pick stored runs, shared by bench runs
+// and bench curves.
+type selection struct {
+	db                        *string
+	methods, datasets, ratios *[]string
+	seeds                     *string
+	status                    *[]string
+	params                    *[]string
+}
+
+// addSelection registers the run-selection flags on fs; statusHelp is the
+// --status flag's help, which says the command's default.
+func addSelection(fs *pflag.FlagSet, statusHelp string) *selection {
+	return &selection{
+		db:       fs.String("db", "ugbench.db", "SQLite database file of runs"),
+		methods:  fs.StringSlice("methods", nil, "only these methods"),
+		datasets: fs.StringSlice("datasets", nil, "only these datasets"),
+		ratios:   fs.StringSlice("ratios", nil, "only these labelled ratios: low, high, or a number (which also matches the named ratios of that value)"),
+		seeds:    fs.String("seeds", "", "only these seeds: list and/or ranges, e.g. 0,1,2 or 0-4"),
+		status:   fs.StringSlice("status", nil, statusHelp),
+		params:   fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept"),
+	}
+}
+
+// parse checks the flags' values and the database file (which must exist:
+// a typo must not create an empty database) and returns the store filter
+// and the --param filters for reports.SelectParams.
+func (s *selection) parse() (runs.Filter, map[string]string, error) {
+	if _, err := os.Stat(*s.db); err != nil {
+		return runs.Filter{}, nil, fmt.Errorf("--db %s: %w", *s.db, err)
+	}
+	f := runs.Filter{Methods: *s.methods, Datasets: *s.datasets, Ratios: *s.ratios}
+	if *s.seeds != "" {
+		var err error
+		if f.Seeds, err = suite.ParseSeeds(*s.seeds); err != nil {
+			return runs.Filter{}, nil, fmt.Errorf("--seeds: %w", err)
+		}
+	}
+	for _, v := range *s.status {
+		switch st := runs.Status(v); st {
+		case runs.StatusRunning, runs.StatusFinished, runs.StatusFailed, runs.StatusInterrupted:
+			f.Status = append(f.Status, st)
+		default:
+			return runs.Filter{}, nil, fmt.Errorf("--status %q: want running, finished, failed or interrupted", v)
+		}
+	}
+	want, err := reports.ParseParamFilters(*s.params)
+	if err != nil {
+		return runs.Filter{}, nil, err
+	}
+	return f, want, nil
+}

@@ -1,0 +1,204 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// CurveTables tabulates per-epoch curves (loss, ood_set_precision,
+// ood_auroc_subgraph, ...) averaged over seeds: one table per (row label,
+// dataset, ratio) group of rs, in the order of the rows of the paper's
+// tables, with a row per epoch at which some run of the group has a point
+// of one of names, and a column per name holding mean±std over the runs
+// that have it (sample std, n−1 denominator). A cell averaging fewer than
+// all runs of its group says so, "(n=2)"; NaN points are left out of the
+// mean and counted, "(1 NaN)".
+//
+// curves maps a run id to its points (runs.Store.Curves). With no names,
+// every curve name found in the group is tabulated, sorted. A name that
+// no run of rs has is an error listing the names they do have; so is a
+// selection without any curve point.
+func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]*Plain, error) {
+	have := map[string]bool{}
+	for _, r := range rs {
+		for _, p := range curves[r.ID] {
+			have[p.Name] = true
+		}
+	}
+	if len(have) == 0 {
+		return nil, fmt.Errorf("curves: none of the %d selected run(s) stored a curve point", len(rs))
+	}
+	for _, n := range names {
+		if !have[n] {
+			return nil, fmt.Errorf("curve %q: no selected run has it; they have %s", n, strings.Join(sortedKeys(have), ", "))
+		}
+	}
+	type groupKey struct{ label, dataset, ratio string }
+	labels := RowLabels(rs)
+	groups := map[groupKey][]int{}
+	var order []groupKey
+	for i, r := range rs {
+		k := groupKey{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	lessLabel, lessDataset := lessRowLabel(DefaultMethodOrder), lessByOrder(DefaultDatasetOrder)
+	sort.Slice(order, func(a, b int) bool {
+		x, y := order[a], order[b]
+		switch {
+		case x.label != y.label:
+			return lessLabel(x.label, y.label)
+		case x.dataset != y.dataset:
+			return lessDataset(x.dataset, y.dataset)
+		}
+		return lessRatio(x.ratio, y.ratio)
+	})
+
+	var out []*Plain
+	for _, k := range order {
+		idx := groups[k]
+		// point[name][epoch][run] = value (the last point a run stored there).
+		point := map[string]map[int]map[int64]float64{}
+		var seeds []int64
+		for _, i := range idx {
+			r := rs[i]
+			seeds = append(seeds, r.Spec.Seed)
+			for _, p := range curves[r.ID] {
+				if point[p.Name] == nil {
+					point[p.Name] = map[int]map[int64]float64{}
+				}
+				if point[p.Name][p.Epoch] == nil {
+					point[p.Name][p.Epoch] = map[int64]float64{}
+				}
+				point[p.Name][p.Epoch][r.ID] = p.Value
+			}
+		}
+		cols := names
+		if len(cols) == 0 {
+			cols = make([]string, 0, len(point))
+			for n := range point {
+				cols = append(cols, n)
+			}
+			sort.Strings(cols)
+		}
+		epochSet := map[int]bool{}
+		for _, n := range cols {
+			for e := range point[n] {
+				epochSet[e] = true
+			}
+		}
+		if len(epochSet) == 0 {
+			continue // this group has none of the asked curves
+		}
+		epochs := make([]int, 0, len(epochSet))
+		for e := range epochSet {
+			epochs = append(epochs, e)
+		}
+		sort.Ints(epochs)
+		slices.Sort(seeds)
+		p := &Plain{
+			Title:  fmt.Sprintf("%s · %s · %s (%s: %s)", k.label, k.dataset, k.ratio, plural(len(idx), "run"), seedList(seeds)),
+			Header: append([]string{"epoch"}, cols...),
+		}
+		for _, e := range epochs {
+			row := []string{fmt.Sprint(e)}
+			for _, n := range cols {
+				row = append(row, curveCell(point[n][e], len(idx)))
+			}
+			p.Rows = append(p.Rows, row)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// curveCell is mean±std of the numbers in vals (one per run), or the value
+// alone when all runs agree (an integer without decimals), annotated
+// with how many of the group's runs it averages when fewer than all, and
+// how many NaN values it left out; "" when no run has a point there.
+func curveCell(vals map[int64]float64, runsInGroup int) string {
+	if len(vals) == 0 {
+		return ""
+	}
+	var xs []float64
+	nan := 0
+	for _, v := range vals {
+		if math.IsNaN(v) {
+			nan++
+			continue
+		}
+		xs = append(xs, v)
+	}
+	sort.Float64s(xs) // summation order independent of map order
+	var notes []string
+	if len(xs) < runsInGroup && len(xs) > 0 {
+		notes = append(notes, fmt.Sprintf("n=%d", len(xs)))
+	}
+	if nan > 0 {
+		notes = append(notes, fmt.Sprintf("%d NaN", nan))
+	}
+	var s string
+	switch {
+	case len(xs) == 0:
+		s = "NaN"
+	case xs[0] == xs[len(xs)-1]: // one value, or all runs agree (a cycle index, a set size)
+		s = formatCurveValue(xs[0], xs[0])
+		if xs[0] == math.Trunc(xs[0]) && math.Abs(xs[0]) < 1e15 {
+			s = fmt.Sprintf("%.0f", xs[0])
+		}
+	default:
+		m, sd := MeanStd(xs)
+		s = formatCurveValue(m, m) + "±" + formatCurveValue(sd, m)
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return s
+}
+
+// formatCurveValue prints v with decimals chosen by the magnitude of ref
+// (the mean, so a mean and its std share them): 3 below 10, 1 below 1000,
+// none above; curves hold both losses and graph counts in the thousands.
+func formatCurveValue(v, ref float64) string {
+	switch a := math.Abs(ref); {
+	case a < 10:
+		return fmt.Sprintf("%.3f", v)
+	case a < 1000:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.0f", v)
+	}
+}
+
+// seedList is "seed 3" or "seeds 0,1,2".
+func seedList(seeds []int64) string {
+	s := make([]string, len(seeds))
+	for i, v := range seeds {
+		s[i] = fmt.Sprint(v)
+	}
+	if len(s) == 1 {
+		return "seed " + s[0]
+	}
+	return "seeds " + strings.Join(s, ",")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := keys(m)
+	sort.Strings(out)
+	return out
+}
