@@ -24,16 +24,11 @@ func runCurves(args []string, stdout io.Writer) error {
 	if len(f.Status) == 0 {
 		f.Status = []runs.Status{runs.StatusFinished}
 	}
-	store, err := runs.Open(*sel.db)
+	store, rs, err := sel.load(f, want)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	rs, err := store.List(f)
-	if err != nil {
-		return err
-	}
-	rs = reports.SelectParams(rs, want)
 	if len(rs) == 0 {
 		return fmt.Errorf("no run matches; check the flags against bench runs")
 	}

@@ -34,16 +34,11 @@ func runRuns(args []string, stdout io.Writer) error {
 	} else if *dryRun {
 		return fmt.Errorf("--dry-run: only with --rerun")
 	}
-	store, err := runs.Open(*sel.db)
+	store, rs, err := sel.load(f, want)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	rs, err := store.List(f)
-	if err != nil {
-		return err
-	}
-	rs = reports.SelectParams(rs, want)
 	if !marking {
 		return reports.RenderPlain(stdout, reports.RunList(rs), *format)
 	}

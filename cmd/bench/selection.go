@@ -63,3 +63,18 @@ func (s *selection) parse() (runs.Filter, map[string]string, error) {
 	}
 	return f, want, nil
 }
+
+// load opens the database and lists the runs that f and the --param
+// filters want; the caller closes the store.
+func (s *selection) load(f runs.Filter, want map[string]string) (*runs.Store, []runs.Run, error) {
+	store, err := runs.Open(*s.db)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := store.List(f)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, reports.SelectParams(rs, want), nil
+}
