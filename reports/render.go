@@ -27,17 +27,18 @@ const (
 //
 //   - text: a box-drawn table (no ANSI colours) with a two-level header,
 //     dataset over "Low Ratio"/"High Ratio" (or over the sub-columns), then
-//     the warnings, one per line, each starting with "warning:".
+//     the notes (Table.Notes), one per line, each starting with "note:",
+//     then the warnings, each starting with "warning:".
 //   - md: a GitHub Markdown table whose header is flattened ("COIL-DEL low"),
-//     the best value of each column in bold, then the warnings.
+//     the best value of each column in bold, then the notes and warnings.
 //   - latex: a table environment with a booktabs tabular (needs
 //     \usepackage{booktabs,graphicx}), the best value of each column in
-//     \textbf, then the warnings as % comments. RenderLaTeXDocument wraps
+//     \textbf, then the notes and warnings as % comments. RenderLaTeXDocument wraps
 //     tables in a document that pdflatex compiles as is.
 //   - csv: long format, one line per non-empty cell:
 //     method,dataset,ratio,metric,mean,std,n (method = row key with
-//     registry names; full precision). Warnings are not written: the caller
-//     reads t.Warnings.
+//     registry names; full precision). Notes and warnings are not
+//     written: the caller reads t.Notes and t.Warnings.
 //
 // Empty cells show as "–" (text, md) or "--" (latex). Values are mean ±
 // sample std with 3 decimals; a single-seed cell shows "mean (n=1)".
@@ -253,6 +254,9 @@ func renderText(w io.Writer, t *Table) error {
 			return err
 		}
 	}
+	for _, note := range t.Notes {
+		fmt.Fprintln(bw, "note: "+note)
+	}
 	for _, warn := range t.Warnings {
 		fmt.Fprintln(bw, "warning: "+warn.String())
 	}
@@ -306,7 +310,11 @@ func renderMarkdown(w io.Writer, t *Table) error {
 			bw.WriteString("\n")
 		}
 	}
-	// Each warning is its own paragraph, so Markdown keeps the lines apart.
+	// Each note and warning is its own paragraph, so Markdown keeps the
+	// lines apart.
+	for _, note := range t.Notes {
+		fmt.Fprintf(bw, "\nnote: %s\n", mdEscaper.Replace(note))
+	}
 	for _, warn := range t.Warnings {
 		fmt.Fprintf(bw, "\nwarning: %s\n", mdEscaper.Replace(warn.String()))
 	}
@@ -385,6 +393,9 @@ func renderLaTeX(w io.Writer, t *Table) error {
 			}
 		}
 		bw.WriteString("\\bottomrule\n\\end{tabular}%\n}\n\\end{table}\n")
+	}
+	for _, note := range t.Notes {
+		fmt.Fprintf(bw, "%% note: %s\n", commentLine(note))
 	}
 	for _, warn := range t.Warnings {
 		fmt.Fprintf(bw, "%% warning: %s\n", commentLine(warn.String()))

@@ -33,6 +33,11 @@ type Table struct {
 	// Warnings are the aggregation warnings of the table's cells, in table
 	// order. Render prints them below the table in every format but CSV.
 	Warnings []Warning
+	// Notes say which rows' columns were run under different
+	// configurations, e.g. a smaller epoch budget on one dataset (see
+	// columnConfigNotes). Render prints them below the table, before the
+	// warnings, in every format but CSV.
+	Notes []string
 }
 
 // Row is one table row: one method configuration.
@@ -175,8 +180,9 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	}
 
 	// Rows: every label of the kept runs, plus listed methods without runs.
+	labels := RowLabels(kept)
 	rowSet := map[string]bool{}
-	for _, l := range RowLabels(kept) {
+	for _, l := range labels {
 		rowSet[l] = true
 	}
 	for _, m := range methods {
@@ -266,6 +272,7 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 		t.Warnings = append(t.Warnings, w)
 	}
 	sortWarnings(t.Warnings, methodOrder, datasetOrder)
+	t.Notes = columnConfigNotes(t, kept, labels)
 	return t
 }
 
