@@ -25,7 +25,9 @@
 // (τ_sup = 0.1, weight 1), on the encoder's normalised embedding without a
 // projection head; an epoch of the semi-supervised phase is one pass over
 // all unlabelled graphs (the OOD set included), each batch paired with the
-// next labelled batch; the momentum update uses the edge-deleted view's
+// next labelled batch, and w/o P keeps that schedule without the unlabelled
+// half (so it takes as many L^l steps as UGNN; it only drops L^u and the
+// prototypes); the momentum update uses the edge-deleted view's
 // embeddings of the batch; edge deletion drops 20% of edges; if the OOD set
 // has fewer than R graphs, the R least confident graphs seed k-means.
 //
@@ -86,7 +88,8 @@ type Variant struct {
 	// the full graph's max softmax: "w/o S").
 	SubgraphOOD bool
 	// Prototypes: prototype-aware semi-supervised learning (else L^l +
-	// contrastive only: "w/o P").
+	// contrastive only: "w/o P", on the same step schedule: one step per
+	// batch of unlabelled graphs, each on the next labelled batch).
 	Prototypes bool
 	// KnownPrototypes / UnknownPrototypes: which prototypes exist ("w/o KP"
 	// keeps only unknown ones, "w/o UP" only known ones).
@@ -97,7 +100,7 @@ type Variant struct {
 var Variants = []Variant{
 	{"ugnn", "UGNN: subgraph-based OOD detection + prototype-aware semi-supervised learning (the paper's method)", true, true, true, true},
 	{"ugnn-wo-s", "UGNN w/o S: OOD set and unknown score from the full graph's max softmax instead of subgraphs", false, true, true, true},
-	{"ugnn-wo-p", "UGNN w/o P: no prototype learning (L^l + supervised contrastive loss only)", true, false, false, false},
+	{"ugnn-wo-p", "UGNN w/o P: no prototype learning (L^l + supervised contrastive loss only, on UGNN's steps)", true, false, false, false},
 	{"ugnn-wo-kp", "UGNN w/o KP: unknown-class prototypes only", true, true, false, true},
 	{"ugnn-wo-up", "UGNN w/o UP: known-class prototypes only", true, true, true, false},
 }

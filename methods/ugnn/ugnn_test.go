@@ -288,8 +288,9 @@ var tinyRuns = sync.OnceValues(func() (map[string]suite.Result, error) {
 })
 
 // TestVariantsBehaviour: with a tiny budget on real Letter-high the five
-// variants share the warm-up exactly (same seed, split and settings), only
-// the prototype variants log L^u, every variant reports its OOD set once
+// variants share the warm-up exactly (same seed, split and settings), take
+// the same number of optimizer steps in every epoch, only the prototype
+// variants log L^u, every variant reports its OOD set once
 // per cycle, and the variants that keep subgraph OOD detection select the
 // same first OOD set (the prototype switches do not touch detection).
 func TestVariantsBehaviour(t *testing.T) {
@@ -300,8 +301,24 @@ func TestVariantsBehaviour(t *testing.T) {
 	}
 	ref := runs["ugnn"]
 	refWarm := points(ref, "loss")[:2]
+	// Optimizer steps per epoch, from the split the runs used: ⌈|D^l|/B⌉ in
+	// the 2 warm-up epochs, ⌈|D^u|/B⌉ after them, for every variant (w/o P
+	// drops L^u and the prototypes, not steps).
+	split := newLetterTask(t).split
+	batch := tinyParams().Int("batch_size")
+	wantSteps := map[int]float64{}
+	for ep := 1; ep <= 6; ep++ {
+		n := len(split.Unlabelled)
+		if ep <= 2 {
+			n = len(split.Labelled)
+		}
+		wantSteps[ep] = float64((n + batch - 1) / batch)
+	}
 	for _, v := range Variants {
 		res := runs[v.Name]
+		if got := curve(res, "steps"); !maps.Equal(got, wantSteps) {
+			t.Errorf("%s: steps per epoch %v, want %v", v.Name, got, wantSteps)
+		}
 		loss := curve(res, "loss")
 		if len(loss) != 6 {
 			t.Errorf("%s: %d loss points, want 6", v.Name, len(loss))
