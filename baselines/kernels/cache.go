@@ -10,16 +10,12 @@ import (
 )
 
 // featureKey identifies a feature map: the kernel, every one of its
-// feature-map parameters and the graphs, never the split (ratio, seed) or
-// the classifier's parameters.
+// feature-map parameters and the graphs (datasets.Fingerprint), never the
+// split (ratio, seed) or the classifier's parameters.
 type featureKey struct {
-	dataset     string
-	kernel      string
-	params      string // canonical JSON of the feature-map parameters
-	graphs      int
-	nodes       int
-	edges       int
-	fingerprint uint64
+	dataset, kernel string
+	params          string // canonical JSON of the feature-map parameters
+	graphs          string // datasets.Fingerprint
 }
 
 // featureEntry is one cached feature map, computed once.
@@ -30,8 +26,8 @@ type featureEntry struct {
 }
 
 // FeatureCache memoises feature maps in process, keyed by (dataset name,
-// kernel name, all of the kernel's feature-map parameters, a fingerprint of
-// the graphs), so that the runs of a grid over ratios and seeds share one
+// kernel name, all of the kernel's feature-map parameters,
+// datasets.Fingerprint of the graphs), so that the runs of a grid over ratios and seeds share one
 // computation per kernel and parameter setting, even when they start at the
 // same time, and any change of a feature-map parameter computes a new map.
 // Entries are never evicted: a process holds every map it has computed.
@@ -65,8 +61,7 @@ func (c *FeatureCache) Get(dataset string, graphs []datasets.Graph, k *FeatureKe
 	if err != nil {
 		return nil, fmt.Errorf("%s: feature-map parameters: %w", k.Name, err)
 	}
-	key := graphsKey(dataset, graphs)
-	key.kernel, key.params = k.Name, string(canon)
+	key := featureKey{dataset: dataset, kernel: k.Name, params: string(canon), graphs: datasets.Fingerprint(graphs)}
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	if !ok {
@@ -83,36 +78,4 @@ func (c *FeatureCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
-}
-
-// graphsKey builds the graph part of the cache key: counts plus a 64-bit
-// hash of every graph's nodes, edges and node labels. Hashing is O(total
-// size) but cheap next to the feature map itself, and it tells apart
-// different graph lists under the same dataset name (as in tests).
-func graphsKey(dataset string, graphs []datasets.Graph) featureKey {
-	k := featureKey{dataset: dataset, graphs: len(graphs)}
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h ^= v
-		h *= 1099511628211
-		h ^= h >> 29
-	}
-	for g := range graphs {
-		gr := &graphs[g]
-		k.nodes += gr.NumNodes
-		k.edges += len(gr.Src)
-		mix(uint64(gr.NumNodes))
-		mix(uint64(len(gr.Src)))
-		for e, s := range gr.Src {
-			mix(uint64(uint32(s))<<32 | uint64(uint32(gr.Dst[e])))
-		}
-		if gr.NodeLabels != nil {
-			mix(1 << 63)
-			for _, l := range gr.NodeLabels {
-				mix(uint64(uint32(l)))
-			}
-		}
-	}
-	k.fingerprint = h
-	return k
 }
