@@ -254,15 +254,16 @@ func (r *run) labelledStep(ctx context.Context, idx []int) (loss, ce float64, er
 // 3: gnn.Propagate's custom gradient (GIN/GCN/SAGE) changed float rounding.
 const warmupVersion = 3
 
-// warmupKey hashes everything the warm-up depends on: data, split, seed,
-// network and optimisation settings, backend, code version. The five
-// variants share it.
+// warmupKey hashes everything the warm-up depends on: data (by content,
+// datasets.Fingerprint, so edited or re-downloaded files never restore a
+// stale checkpoint), split, seed, network and optimisation settings,
+// backend, code version. The five variants share it.
 func (r *run) warmupKey() string {
 	c := r.cfg
 	b, _ := json.Marshal(struct {
 		Version                       int
-		Dataset                       string
-		Graphs, FeatureDim            int
+		Dataset, Graphs               string // Graphs: datasets.Fingerprint
+		FeatureDim                    int
 		Labelled, Labels              []int
 		Seed                          int64
 		Warmup, Batch, Hidden, Layers int
@@ -270,7 +271,7 @@ func (r *run) warmupKey() string {
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
-	}{warmupVersion, r.task.Dataset, len(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
+	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
 		c.WarmupEpochs, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
 		c.Classes, gnn.BackendConfig(r.task.Backend)})
 	sum := sha256.Sum256(b)

@@ -166,6 +166,7 @@ func TestWarmupKey(t *testing.T) {
 		"labels":        func(r *run) { r.task.Labels = []int{0, 1, 1} },
 		"dataset":       func(r *run) { r.task.Dataset = "Letter-low" },
 		"graphs":        func(r *run) { r.task.Graphs = make([]datasets.Graph, 11) },
+		"graph content": func(r *run) { r.task.Graphs[3] = datasets.Graph{NumNodes: 1, Features: []float32{0, 1}} },
 		"feature dim":   func(r *run) { r.task.FeatureDim = 3 },
 		"backend":       func(r *run) { r.task.Backend = "xla:cpu" },
 		"warmup_epochs": func(r *run) { r.cfg.WarmupEpochs = 49 },
