@@ -567,6 +567,41 @@ func (r *run) pairedLabelledEpoch(ctx context.Context, rng *rand.Rand) (map[stri
 	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "steps": float64(steps)}, nil
 }
 
+// semiChunk is one size chunk of a semi step's unlabelled graphs: its
+// graphs in row order, and the row of the first one in the step's view-1
+// embeddings (network.semi's last output, padding slots included).
+type semiChunk struct {
+	first  int
+	graphs []int
+}
+
+// semiInputs builds the inputs of one semi step (network.semi): labelled
+// batch lab as size chunks, then unlabelled graphs part as size chunks by
+// the original graphs' size (so both views of a graph sit in the same chunk
+// and row), each with view 1 (edge deletion) and view 2 (node deletion)
+// drawn for the current epoch, then the prototypes [E][2H]. It returns the
+// inputs, the number of labelled chunks and the unlabelled chunks.
+func (r *run) semiInputs(lab, part []int, protos [][]float32) (args []any, kl int, chunks []semiChunk) {
+	args, kl = r.labelledBatch(lab)
+	offset := 0
+	for _, c := range gnn.SizeChunks(r.task.Graphs, part, r.cfg.Chunks) {
+		v1 := make([]view, len(c))
+		v2 := make([]view, len(c))
+		for i, g := range c {
+			v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
+			v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
+		}
+		b1 := r.viewBatch(v1, r.cfg.BatchSize)
+		b2 := r.viewBatch(v2, r.cfg.BatchSize)
+		args = append(args, batchTensors(b1, nil)...)
+		args = append(args, batchTensors(b2, nil)...)
+		args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B))
+		chunks = append(chunks, semiChunk{first: offset, graphs: c})
+		offset += b1.B
+	}
+	return append(args, flatten2D(protos)), kl, chunks
+}
+
 // semiEpoch is one epoch of semiSchedule with the prototype-aware step;
 // prototypes are momentum-updated after every step (eq. 14).
 func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32) (map[string]float64, error) {
@@ -581,27 +616,7 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32)
 			return nil, err
 		}
 		part := un[start:min(start+r.cfg.BatchSize, len(un))]
-		args, kl := r.labelledBatch(lab[steps%len(lab)])
-		// Unlabelled chunks by the original graphs' size, so both views of
-		// a graph sit in the same chunk and the same row order.
-		var rows [][2]int // per chunk: first row of its slots in z1, real graphs
-		offset := 0
-		for _, c := range gnn.SizeChunks(r.task.Graphs, part, r.cfg.Chunks) {
-			v1 := make([]view, len(c))
-			v2 := make([]view, len(c))
-			for i, g := range c {
-				v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
-				v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
-			}
-			b1 := r.viewBatch(v1, r.cfg.BatchSize)
-			b2 := r.viewBatch(v2, r.cfg.BatchSize)
-			args = append(args, batchTensors(b1, nil)...)
-			args = append(args, batchTensors(b2, nil)...)
-			args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B))
-			rows = append(rows, [2]int{offset, len(c)})
-			offset += b1.B
-		}
-		args = append(args, flatten2D(protos))
+		args, kl, chunks := r.semiInputs(lab[steps%len(lab)], part, protos)
 		semi, err := r.net.semi(kl)
 		if err != nil {
 			return nil, err
@@ -621,9 +636,9 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32)
 		z := tensors.MustCopyFlatData[float32](out[3])
 		d := out[3].Shape().Dim(1)
 		emb := make([][]float32, 0, len(part))
-		for _, rc := range rows {
-			for i := rc[0]; i < rc[0]+rc[1]; i++ {
-				emb = append(emb, z[i*d:(i+1)*d])
+		for _, c := range chunks {
+			for i := range c.graphs {
+				emb = append(emb, z[(c.first+i)*d:(c.first+i+1)*d])
 			}
 		}
 		MomentumUpdate(protos, emb, r.cfg.Eta)
