@@ -28,7 +28,10 @@ type network struct {
 
 // encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
 // scores S come from a separate scoring GNN (one GIN layer and a linear map
-// to one score per node) → GIN → readout mean‖max. The kept nodes are gated
+// to one score per node) → GIN → readout mean‖max. The paper says only "a
+// different encoder" produces S; ours reads the first stage's node
+// representations, the ones it pools (as SAGPool's scoring layer reads its
+// input), not the raw features X. The kept nodes are gated
 // by tanh(S) as in TopKPool/SAGPool (the paper writes V_idx ⊙ S_idx; tanh
 // keeps the gate bounded). x [B,N,D], adj [B,N,N], mask [B,N] → z [B, 2H].
 func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
