@@ -27,9 +27,10 @@ type featureEntry struct {
 
 // FeatureCache memoises feature maps in process, keyed by (dataset name,
 // kernel name, all of the kernel's feature-map parameters,
-// datasets.Fingerprint of the graphs), so that the runs of a grid over ratios and seeds share one
-// computation per kernel and parameter setting, even when they start at the
-// same time, and any change of a feature-map parameter computes a new map.
+// datasets.Fingerprint of the graphs), so that the runs of a grid over
+// ratios and seeds share one computation per kernel and parameter setting,
+// even when they start at the same time, and any change of a feature-map
+// parameter computes a new map.
 // Entries are never evicted: a process holds every map it has computed.
 // The zero value is not usable; see NewFeatureCache.
 type FeatureCache struct {
