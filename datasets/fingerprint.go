@@ -20,7 +20,8 @@ func Fingerprint(graphs []Graph) string {
 	h := sha256.New()
 	var buf []byte
 	u32 := func(v uint32) { buf = binary.LittleEndian.AppendUint32(buf, v) }
-	u32(uint32(len(graphs)))
+	// One record per graph; every part of it is length-prefixed, so the
+	// concatenation decodes one way and needs no graph count.
 	for g := range graphs {
 		gr := &graphs[g]
 		buf = buf[:0]
