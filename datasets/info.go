@@ -46,6 +46,24 @@ type Info struct {
 	PaperClasses  int
 	PaperAvgNodes float64
 	PaperAvgEdges float64
+	// Steps is the protocol's supervised step budget on this dataset: the
+	// number of optimizer steps on labelled batches that every GNN method
+	// takes (UGNN's warm-up counted in), chosen from measured curves
+	// (docs/protocol.md §5). 0 means DefaultSteps.
+	Steps int
+}
+
+// DefaultSteps is the supervised step budget of a dataset whose entry sets
+// none (docs/protocol.md §5).
+const DefaultSteps = 500
+
+// StepBudget is the dataset's supervised step budget: Steps, or
+// DefaultSteps when it is 0.
+func (i Info) StepBudget() int {
+	if i.Steps > 0 {
+		return i.Steps
+	}
+	return DefaultSteps
 }
 
 // Unknown is the number of unknown classes, Classes - Known.

@@ -9,6 +9,22 @@ import (
 // truthOfTable maps graph g to truth[g] (Unknown or a known class).
 func truthOfTable(truth []int) func(int) int { return func(g int) int { return truth[g] } }
 
+// scoreTop scores the subset of eval with the top-⌈K⌉ rule (α = 1), extra
+// scores included.
+func scoreTop(eval, subset []int, pred *Predictions, truthOf func(int) int) (map[string]float64, error) {
+	s, err := scoreSubset(eval, subset, pred, truthOf)
+	if err != nil {
+		return nil, err
+	}
+	k := 0
+	for _, t := range s.truth {
+		if t == Unknown {
+			k++
+		}
+	}
+	return s.score(DeclaredUnknown(s.pred.UnknownScore, k, 1))
+}
+
 // TestExtraScoresMetrics checks Predictions.ExtraScores on hand-made
 // scores: each becomes ood_auroc_<name> over the scored subset only, under
 // the subset's prefix; a NaN score gives a NaN metric; the other metrics
@@ -34,11 +50,11 @@ func TestExtraScoresMetrics(t *testing.T) {
 		"c": {0, 1, 0, math.NaN(), 0, math.NaN()},
 	}
 	unlabelled := []int{0, 1, 2, 3, 4}
-	m, err := scoreSubset(eval, unlabelled, &pred, truthOfTable(truth), 1, "")
+	m, err := scoreTop(eval, unlabelled, &pred, truthOfTable(truth))
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := scoreSubset(eval, unlabelled, plain, truthOfTable(truth), 1, "")
+	base, err := scoreTop(eval, unlabelled, plain, truthOfTable(truth))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,21 +71,21 @@ func TestExtraScoresMetrics(t *testing.T) {
 		}
 	}
 	// The test subset {5} has only an unknown graph: AUROC undefined, left out.
-	m, err = scoreSubset(eval, []int{5}, &pred, truthOfTable(truth), 1, "test_")
+	m, err = scoreTop(eval, []int{5}, &pred, truthOfTable(truth))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k := range m {
-		if strings.HasPrefix(k, "test_ood_auroc") {
+		if strings.HasPrefix(k, "ood_auroc") {
 			t.Errorf("%s = %v present for a subset without known graphs", k, m[k])
 		}
 	}
-	m, err = scoreSubset(eval, []int{0, 1}, &pred, truthOfTable(truth), 1, "test_")
+	m, err = scoreTop(eval, []int{0, 1}, &pred, truthOfTable(truth))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m["test_ood_auroc_a"] != 1 || m["test_ood_auroc_b_2"] != 0 || m["test_ood_auroc_c"] != 1 {
-		t.Errorf("test subset {0, 1}: metrics %v, want test_ood_auroc_a 1, _b_2 0, _c 1", m)
+	if m["ood_auroc_a"] != 1 || m["ood_auroc_b_2"] != 0 || m["ood_auroc_c"] != 1 {
+		t.Errorf("test subset {0, 1}: metrics %v, want ood_auroc_a 1, _b_2 0, _c 1", m)
 	}
 
 	bad := []struct {
@@ -84,7 +100,7 @@ func TestExtraScoresMetrics(t *testing.T) {
 	for _, tc := range bad {
 		p := *plain
 		p.ExtraScores = tc.scores
-		if _, err := scoreSubset(eval, []int{0, 1, 2}, &p, truthOfTable(truth), 1, ""); err == nil || !strings.Contains(err.Error(), tc.errHas) {
+		if _, err := scoreTop(eval, []int{0, 1, 2}, &p, truthOfTable(truth)); err == nil || !strings.Contains(err.Error(), tc.errHas) {
 			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.errHas)
 		}
 	}

@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,16 +18,19 @@ type GridConfig struct {
 	Datasets []string
 	// Ratios are "low", "high" (the dataset's protocol ratios) or numbers in (0, 1].
 	Ratios []string
-	// Seeds of the split and the model.
-	Seeds []int64
+	// SplitSeeds draw the splits (default: 0 only, as the paper's fixed
+	// split); Seeds are the run seeds (initialisation, batching, sampling).
+	SplitSeeds []int64
+	Seeds      []int64
 	// Sets are --set values: "method.param" → values to sweep; "*.param"
 	// applies to every selected method that has param.
 	Sets map[string][]string
-	// Epochs, if > 0, overrides the "epochs" parameter of every method that
-	// has one. A method's "warmup_epochs" (UGNN's) is scaled by the same
-	// factor, rounded, so the warm-up keeps its share of the budget; an
-	// explicit --set of warmup_epochs wins.
-	Epochs int
+	// Steps, if > 0, overrides the supervised step budget ("steps") of
+	// every method that has one; otherwise a method's steps = 0 is resolved
+	// to the dataset's protocol budget (datasets.Info.StepBudget), so that
+	// every stored spec holds the number of steps it ran. An explicit --set
+	// of steps wins over both.
+	Steps int
 	// Protocol is the evaluation protocol of every run.
 	Protocol Protocol
 	// Alphas, if non-empty, sweeps the protocol's OOD multiplier α (the
@@ -87,9 +89,15 @@ func ParseSets(flags []string) (map[string][]string, error) {
 	return sets, nil
 }
 
+// StepsParam is the parameter of a method's supervised step budget
+// (docs/protocol.md §5): the number of optimizer steps on labelled
+// batches. A method's default 0 stands for the dataset's budget, which
+// Expand writes into every spec.
+const StepsParam = "steps"
+
 // Expand turns the grid into run specs, in the order dataset, ratio,
-// method, swept parameters, α, seed. Errors name the offending method,
-// dataset, ratio or --set key.
+// method, swept parameters, α, split seed, seed. Errors name the offending
+// method, dataset, ratio or --set key.
 func Expand(cfg GridConfig) ([]RunSpec, error) {
 	methods, err := resolveMethods(cfg.Methods)
 	if err != nil {
@@ -97,6 +105,10 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 	}
 	if len(cfg.Datasets) == 0 || len(cfg.Ratios) == 0 || len(cfg.Seeds) == 0 {
 		return nil, fmt.Errorf("a grid needs at least one dataset, ratio and seed")
+	}
+	splitSeeds := cfg.SplitSeeds
+	if len(splitSeeds) == 0 {
+		splitSeeds = []int64{0}
 	}
 	if err := checkSets(cfg.Sets, methods); err != nil {
 		return nil, err
@@ -123,16 +135,29 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 			if err != nil {
 				return nil, err
 			}
+			budget := datasets.DefaultSteps
+			if info, ok := datasets.LookupInfo(ds); ok {
+				budget = info.StepBudget()
+			}
 			for i, m := range methods {
 				for _, p := range paramSets[i] {
+					p = p.Clone()
+					if v, ok := p[StepsParam]; ok && p.Int(StepsParam) == 0 {
+						p[StepsParam] = budget
+						if _, isFloat := v.(float64); isFloat {
+							p[StepsParam] = float64(budget)
+						}
+					}
 					for _, a := range alphas {
 						proto := cfg.Protocol
 						proto.Alpha = a
-						for _, seed := range cfg.Seeds {
-							specs = append(specs, RunSpec{
-								Method: m.Name(), Dataset: ds, RatioName: name, Ratio: ratio,
-								Seed: seed, Params: p.Clone(), Protocol: proto,
-							})
+						for _, split := range splitSeeds {
+							for _, seed := range cfg.Seeds {
+								specs = append(specs, RunSpec{
+									Method: m.Name(), Dataset: ds, RatioName: name, Ratio: ratio,
+									SplitSeed: split, Seed: seed, Params: p.Clone(), Protocol: proto,
+								})
+							}
 						}
 					}
 				}
@@ -193,12 +218,8 @@ func checkSets(sets map[string][]string, methods []Method) error {
 // defaults, in sorted parameter order.
 func sweep(m Method, cfg GridConfig) ([]Params, error) {
 	base := m.Defaults().Clone()
-	if _, ok := base["epochs"]; ok && cfg.Epochs > 0 {
-		if _, ok := base["warmup_epochs"]; ok && base.Int("epochs") > 0 {
-			w := float64(base.Int("warmup_epochs")) * float64(cfg.Epochs) / float64(base.Int("epochs"))
-			base["warmup_epochs"] = int(math.Round(w))
-		}
-		base["epochs"] = cfg.Epochs
+	if _, ok := base[StepsParam]; ok && cfg.Steps > 0 {
+		base[StepsParam] = cfg.Steps
 	}
 	out := []Params{base}
 	for _, key := range sortedKeys(cfg.Sets) {

@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"github.com/ugbench/ugbench/datasets"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,11 +32,17 @@ func (f gridFake) Fit(context.Context, *Task) (*Predictions, error) {
 // binary (scheduler_test.go), so the fakes have unique names and are
 // registered once.
 var registerGridFakes = sync.OnceFunc(func() {
-	Register(gridFake{"test-fake-a", Params{"epochs": 10, "lr": 0.01, "hidden": 64}})
+	Register(gridFake{"test-fake-a", Params{"steps": 0, "lr": 0.01, "hidden": 64}})
 	Register(gridFake{"test-fake-b", Params{"lr": 0.1, "pool": "mean", "bn": true}})
 	Register(gridFake{"test-fake-c", Params{"k": 3}})
-	Register(gridFake{"test-fake-warm", Params{"epochs": 100, "warmup_epochs": 50}})
+	Register(legacyFake{gridFake{"test-fake-legacy", Params{"lr": 0.1, "new_switch": true, "new_count": 3}}})
 })
+
+// legacyFake declares that runs stored before new_switch and new_count
+// existed behaved as new_switch=false, new_count=0.
+type legacyFake struct{ gridFake }
+
+func (legacyFake) LegacyParams() Params { return Params{"new_switch": false, "new_count": 0} }
 
 func TestParseSeeds(t *testing.T) {
 	good := []struct {
@@ -144,19 +152,21 @@ func TestExpandOrder(t *testing.T) {
 	}
 	var want []string
 	for _, ds := range []string{"Letter-low", "Letter-high"} {
+		info, _ := datasets.LookupInfo(ds)
+		st := fmt.Sprintf(" steps=%d", info.StepBudget()) // steps 0 → the dataset's budget
 		for _, r := range []string{"high", "0.3"} {
 			want = append(want,
 				ds+"/"+r+"/test-fake-c/k=3/5",
 				ds+"/"+r+"/test-fake-c/k=3/2",
 				// Swept params: sorted by key, the first key outermost.
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=8 lr=0.5/5",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=8 lr=0.5/2",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=8 lr=0.25/5",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=8 lr=0.25/2",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=16 lr=0.5/5",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=16 lr=0.5/2",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=16 lr=0.25/5",
-				ds+"/"+r+"/test-fake-a/epochs=10 hidden=16 lr=0.25/2",
+				ds+"/"+r+"/test-fake-a/hidden=8 lr=0.5"+st+"/5",
+				ds+"/"+r+"/test-fake-a/hidden=8 lr=0.5"+st+"/2",
+				ds+"/"+r+"/test-fake-a/hidden=8 lr=0.25"+st+"/5",
+				ds+"/"+r+"/test-fake-a/hidden=8 lr=0.25"+st+"/2",
+				ds+"/"+r+"/test-fake-a/hidden=16 lr=0.5"+st+"/5",
+				ds+"/"+r+"/test-fake-a/hidden=16 lr=0.5"+st+"/2",
+				ds+"/"+r+"/test-fake-a/hidden=16 lr=0.25"+st+"/5",
+				ds+"/"+r+"/test-fake-a/hidden=16 lr=0.25"+st+"/2",
 			)
 		}
 	}
@@ -303,79 +313,116 @@ func TestExpandAll(t *testing.T) {
 	}
 }
 
-func TestExpandEpochs(t *testing.T) {
+// TestExpandSteps checks the step budget: a method's steps = 0 becomes
+// the dataset's protocol budget in every spec, --steps overrides it, an
+// explicit --set wins over both, and methods without steps are untouched.
+func TestExpandSteps(t *testing.T) {
 	registerGridFakes()
-	base := GridConfig{
-		Methods: []string{"test-fake-a", "test-fake-c"}, Datasets: []string{"Letter-high"},
-		Ratios: []string{"low"}, Seeds: []int64{0},
-	}
+	info, _ := datasets.LookupInfo("Letter-high")
+	budget := info.StepBudget()
 	for _, c := range []struct {
-		epochs int
-		want   int
-	}{{0, 10}, {7, 7}, {-1, 10}} {
-		cfg := base
-		cfg.Epochs = c.epochs
-		specs, err := Expand(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(specs) != 2 {
-			t.Fatalf("Epochs=%d: %d specs, want 2", c.epochs, len(specs))
-		}
-		for _, s := range specs {
-			ep, has := s.Params["epochs"]
-			switch s.Method {
-			case "test-fake-a":
-				if ep != any(c.want) {
-					t.Errorf("Epochs=%d: test-fake-a epochs = %v (%T), want int %d", c.epochs, ep, ep, c.want)
-				}
-			case "test-fake-c":
-				if has {
-					t.Errorf("Epochs=%d: test-fake-c has no epochs param but got epochs=%v", c.epochs, ep)
-				}
-			}
-		}
-	}
-	if m, _ := Lookup("test-fake-a"); m.Defaults()["epochs"] != 10 {
-		t.Errorf("Expand changed the method's default epochs to %v", m.Defaults()["epochs"])
-	}
-}
-
-// TestExpandEpochsWarmup checks that --epochs scales a warm-up with the
-// budget (rounded) and that an explicit --set of warmup_epochs wins.
-func TestExpandEpochsWarmup(t *testing.T) {
-	registerGridFakes()
-	for _, c := range []struct {
-		epochs     int
-		sets       map[string][]string
-		wantEpochs int
-		wantWarmup []int
+		steps int
+		sets  map[string][]string
+		want  []int
 	}{
-		{0, nil, 100, []int{50}},
-		{20, nil, 20, []int{10}},
-		{7, nil, 7, []int{4}}, // 3.5 rounds up
-		{20, map[string][]string{"test-fake-warm.warmup_epochs": {"5", "15"}}, 20, []int{5, 15}},
+		{0, nil, []int{budget}},
+		{7, nil, []int{7}},
+		{7, map[string][]string{"test-fake-a.steps": {"5", "15"}}, []int{5, 15}},
 	} {
 		specs, err := Expand(GridConfig{
-			Methods: []string{"test-fake-warm"}, Datasets: []string{"Letter-high"},
-			Ratios: []string{"low"}, Seeds: []int64{0}, Epochs: c.epochs, Sets: c.sets,
+			Methods: []string{"test-fake-a", "test-fake-c"}, Datasets: []string{"Letter-high"},
+			Ratios: []string{"low"}, Seeds: []int64{0}, Steps: c.steps, Sets: c.sets,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var warm []int
+		var got []int
 		for _, s := range specs {
-			if s.Params.Int("epochs") != c.wantEpochs {
-				t.Errorf("Epochs=%d: epochs %v, want %d", c.epochs, s.Params["epochs"], c.wantEpochs)
+			st, has := s.Params[StepsParam]
+			switch s.Method {
+			case "test-fake-a":
+				got = append(got, s.Params.Int(StepsParam))
+			case "test-fake-c":
+				if has {
+					t.Errorf("Steps=%d: test-fake-c has no steps param but got steps=%v", c.steps, st)
+				}
 			}
-			warm = append(warm, s.Params.Int("warmup_epochs"))
 		}
-		if !slices.Equal(warm, c.wantWarmup) {
-			t.Errorf("Epochs=%d sets %v: warmup_epochs %v, want %v", c.epochs, c.sets, warm, c.wantWarmup)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Steps=%d sets %v: steps %v, want %v", c.steps, c.sets, got, c.want)
 		}
 	}
-	if m, _ := Lookup("test-fake-warm"); m.Defaults()["warmup_epochs"] != 50 || m.Defaults()["epochs"] != 100 {
-		t.Errorf("Expand changed the method's defaults to %v", m.Defaults())
+	if m, _ := Lookup("test-fake-a"); m.Defaults()[StepsParam] != 0 {
+		t.Errorf("Expand changed the method's default steps to %v", m.Defaults()[StepsParam])
+	}
+}
+
+// TestExpandSplitSeeds checks that split seeds are a grid dimension beside
+// run seeds (default: split seed 0 only) and enter the config hash.
+func TestExpandSplitSeeds(t *testing.T) {
+	registerGridFakes()
+	cfg := GridConfig{Methods: []string{"test-fake-c"}, Datasets: []string{"Letter-high"},
+		Ratios: []string{"low"}, Seeds: []int64{0, 1}, Protocol: DefaultProtocol()}
+	specs, err := Expand(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range specs {
+		got = append(got, fmt.Sprintf("%d/%d", s.SplitSeed, s.Seed))
+	}
+	if want := []string{"0/0", "0/1"}; !slices.Equal(got, want) {
+		t.Errorf("default split seeds: split/run %v, want %v", got, want)
+	}
+	cfg.SplitSeeds = []int64{3, 4}
+	if specs, err = Expand(cfg); err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	hashes := map[string]bool{}
+	for _, s := range specs {
+		got = append(got, fmt.Sprintf("%d/%d", s.SplitSeed, s.Seed))
+		hashes[s.Hash()] = true
+	}
+	if want := []string{"3/0", "3/1", "4/0", "4/1"}; !slices.Equal(got, want) {
+		t.Errorf("split seeds 3,4: split/run %v, want %v", got, want)
+	}
+	if len(hashes) != 4 {
+		t.Errorf("%d distinct hashes for 4 specs differing only in split or run seed", len(hashes))
+	}
+}
+
+// TestLegacyParamsHash checks LegacyParams: a spec whose added parameters
+// hold their legacy values hashes like the spec stored before they
+// existed; any other value changes the hash.
+func TestLegacyParamsHash(t *testing.T) {
+	registerGridFakes()
+	old := RunSpec{Method: "test-fake-legacy", Dataset: "Letter-high", Ratio: 0.2, Seed: 1,
+		Params: Params{"lr": 0.1}, Protocol: DefaultProtocol()}
+	for _, c := range []struct {
+		name   string
+		params Params
+		same   bool
+	}{
+		{"both legacy", Params{"lr": 0.1, "new_switch": false, "new_count": 0}, true},
+		{"legacy, decoded as float64", Params{"lr": 0.1, "new_switch": false, "new_count": 0.0}, true},
+		{"one legacy", Params{"lr": 0.1, "new_switch": false}, true},
+		{"switch on", Params{"lr": 0.1, "new_switch": true, "new_count": 0}, false},
+		{"count 3", Params{"lr": 0.1, "new_switch": false, "new_count": 3}, false},
+		{"other param changed", Params{"lr": 0.2, "new_switch": false, "new_count": 0}, false},
+	} {
+		s := old
+		s.Params = c.params
+		if got := s.Hash() == old.Hash(); got != c.same {
+			t.Errorf("%s: same hash as the legacy spec = %v, want %v", c.name, got, c.same)
+		}
+	}
+	// A method without LegacyParams hashes every parameter.
+	a := RunSpec{Method: "test-fake-c", Dataset: "Letter-high", Ratio: 0.2, Params: Params{"k": 3}}
+	b := a
+	b.Params = Params{"k": 3, "new_switch": false}
+	if a.Hash() == b.Hash() {
+		t.Error("test-fake-c: an extra parameter did not change the hash")
 	}
 }
 
@@ -469,8 +516,9 @@ func TestHashGolden(t *testing.T) {
 	// becomes unfinished to a rerun, so resume recomputes the whole grid.
 	// Never update this value without meaning to invalidate all stores.
 	// It is the first 16 hex digits of the SHA-256 of
-	// {"Method":"gin-topk","Dataset":"Letter-high","Ratio":0.2,"Seed":3,"Params":{"bn":true,"epochs":100,"lr":0.001,"pool":"topk"},"Protocol":{"class_split":"first","test_frac":0,"alpha":1}}
-	const golden = "8dfc72ec8a9c3946"
+	// {"Method":"gin-topk","Dataset":"Letter-high","Ratio":0.2,"SplitSeed":0,"Seed":3,"Params":{"bn":true,"epochs":100,"lr":0.001,"pool":"topk"},"Protocol":{"class_split":"first","test_frac":0.2,"alpha":1}}
+	// (protocol v2 added SplitSeed and the default test_frac 0.2).
+	const golden = "6fa2478fa6af9718"
 	if got := hashSpec().Hash(); got != golden {
 		t.Errorf("Hash() = %s, want %s (the hash encoding changed: stored runs would not be resumed)", got, golden)
 	}
@@ -531,7 +579,8 @@ func TestHashStable(t *testing.T) {
 		{"param removed", func(s *RunSpec) { delete(s.Params, "bn") }},
 		{"param renamed", func(s *RunSpec) { s.Params["lr2"] = s.Params["lr"]; delete(s.Params, "lr") }},
 		{"class split", func(s *RunSpec) { s.Protocol.ClassSplit = "random" }},
-		{"test frac", func(s *RunSpec) { s.Protocol.TestFrac = 0.2 }},
+		{"test frac", func(s *RunSpec) { s.Protocol.TestFrac = 0.3 }},
+		{"split seed", func(s *RunSpec) { s.SplitSeed = 1 }},
 		{"alpha", func(s *RunSpec) { s.Protocol.Alpha = 1.2 }},
 	}
 	seen := map[string]string{h: "base"}

@@ -7,6 +7,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -34,7 +35,10 @@ type Task struct {
 	// unknown-class graphs alike).
 	Unlabelled []int
 	// Eval are the indices into Graphs that the method must predict, in the
-	// order of Predictions. Under the transductive protocol Eval = Unlabelled.
+	// order of Predictions: D^u and the held-out test set, ascending. A
+	// method trains on Labelled and Unlabelled only; the other graphs of
+	// Eval reach it only to be predicted, with their structure and
+	// features (docs/protocol.md §3).
 	Eval []int
 	// Params are the run's hyper-parameters: the method's Defaults overridden
 	// by the grid.
@@ -53,6 +57,8 @@ type Task struct {
 	Dataset string
 	// Ratio is the labelled ratio of the split, for cache keys.
 	Ratio float64
+	// SplitSeed is the seed the split was drawn with, for cache keys.
+	SplitSeed int64
 	// NumUnknown is K, the number of unknown-class graphs in Unlabelled.
 	// UGNN's curriculum selects the ⌈α·K⌉ least confident graphs, assuming
 	// K known as the paper does (§5.4, "we use the ground truth number of
@@ -78,6 +84,22 @@ type Task struct {
 	// a bad name or length; Fit should return that error. Call it from
 	// Fit's goroutine only.
 	ReportScores func(epoch int, graphs []int, scores map[string][]float64) error
+	// ReportClasses, never nil inside Fit, receives the known classes a
+	// method currently predicts for graphs (indices into Graphs, normally
+	// Unlabelled) after epoch; the suite logs the closed-set accuracy of
+	// their known-class graphs as curve du_closed_acc (test graphs are
+	// skipped). Methods call it every Params "curve_every" epochs when they
+	// have that parameter and it is > 0; it must not change training.
+	ReportClasses func(epoch int, graphs, classes []int) error
+}
+
+// TrainPool returns D^l ∪ D^u, ascending: the graphs a method may train on
+// and compute statistics over (e.g. feature standardisation). The test
+// graphs are the rest of Eval.
+func (t *Task) TrainPool() []int {
+	pool := append(slices.Clone(t.Labelled), t.Unlabelled...)
+	slices.Sort(pool)
+	return pool
 }
 
 // Logger receives a method's training curves.
@@ -163,4 +185,62 @@ func namesLocked() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// LegacyParams is implemented by a method that added a hyper-parameter after
+// runs were stored without it. LegacyParams returns, for each such
+// parameter, the value those runs had in effect (e.g. a new switch that
+// defaults to a new behaviour but whose old behaviour is value false). A
+// spec whose parameter equals its legacy value hashes as if the parameter
+// did not exist, so `bench grid` recognises the old runs as finished
+// instead of recomputing them; any other value hashes as usual.
+type LegacyParams interface {
+	LegacyParams() Params
+}
+
+// withoutLegacy returns p without the parameters whose value equals m's
+// legacy value for them (p itself when there are none).
+func withoutLegacy(m Method, p Params) Params {
+	lp, ok := m.(LegacyParams)
+	if !ok {
+		return p
+	}
+	legacy := lp.LegacyParams()
+	var out Params
+	for k, v := range legacy {
+		if pv, ok := p[k]; ok && sameValue(pv, v) {
+			if out == nil {
+				out = p.Clone()
+			}
+			delete(out, k)
+		}
+	}
+	if out == nil {
+		return p
+	}
+	return out
+}
+
+// sameValue compares two parameter values as their JSON encodings would
+// (an int and a float64 of equal value are equal; stored specs decode
+// numbers as float64).
+func sameValue(a, b any) bool {
+	af, aNum := number(a)
+	bf, bNum := number(b)
+	if aNum || bNum {
+		return aNum && bNum && af == bf
+	}
+	return a == b
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
 }

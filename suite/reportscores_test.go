@@ -72,6 +72,12 @@ func TestRunnerExtraScores(t *testing.T) {
 			t.Errorf("metric %s = %v (present %v), want %v", k, got, ok, w)
 		}
 	}
+	// The reported scores are D^u's, so their curves match D^u's metrics.
+	duAUROC := res.Metrics[suite.PrefixDU+suite.MetricOODAUROC]
+	want = map[string]float64{"ood_auroc_const": 0.5, "ood_auroc_same": duAUROC}
+	if got := res.Metrics[suite.PrefixDU+"ood_auroc_same"]; got != duAUROC {
+		t.Errorf("du_ood_auroc_same = %v, want du_ood_auroc %v", got, duAUROC)
+	}
 	curves := map[string]suite.CurvePoint{}
 	for _, c := range res.Curves {
 		curves[c.Name] = c

@@ -140,6 +140,36 @@ func (l *curveLog) scores(epoch int, graphs []int, scores map[string][]float64, 
 	return nil
 }
 
+// CurveDUClosedAcc is the curve of Task.ReportClasses: the closed-set
+// accuracy of the known-class graphs of D^u that a method classified after
+// an epoch. It is a figure of the training pool (the labels stay with the
+// suite), for choosing budgets without touching the test set.
+const CurveDUClosedAcc = PrefixDU + MetricClosedAcc
+
+// classes logs CurveDUClosedAcc over the known-class graphs among graphs;
+// graphs of the test set are skipped, so no curve ever reads the test set.
+func (l *curveLog) classes(epoch int, graphs, classes []int, truthOf func(int) int, test []int) error {
+	if len(graphs) != len(classes) {
+		return fmt.Errorf("ReportClasses after epoch %d: %d classes for %d graphs", epoch, len(classes), len(graphs))
+	}
+	var known, correct int
+	for i, g := range graphs {
+		if _, inTest := slices.BinarySearch(test, g); inTest {
+			continue
+		}
+		if t := truthOf(g); t != Unknown {
+			known++
+			if classes[i] == t {
+				correct++
+			}
+		}
+	}
+	if known > 0 {
+		l.points = append(l.points, CurvePoint{Epoch: epoch, Name: CurveDUClosedAcc, Value: float64(correct) / float64(known)})
+	}
+	return nil
+}
+
 // extraAUROCs returns ood_auroc_<name> of every score (index-aligned with
 // truth; NaN if a score is NaN; absent if truth is of one kind only). It
 // returns an error for a bad name or a length other than n.
@@ -190,6 +220,14 @@ func sortedFloatKeys(m map[string]float64) []string {
 // if non-nil, is called after each training epoch (for progress display).
 // A panic inside the method is returned as an error with its stack, so one
 // broken run never takes down a grid.
+//
+// Scoring follows docs/protocol.md §3–4: the method predicts D^u and the
+// held-out test set; on D^u the ⌈α·K_u⌉ highest unknown scores are
+// declared unknown, the lowest of them is the threshold, and every test
+// graph scoring at or above it is declared unknown. The headline metrics
+// (Score's names, unprefixed) are the test set's; the transductive figures
+// of D^u are stored under PrefixDU and the chance figures of the test set
+// under PrefixChance.
 func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch func(epoch, total int)) (res Result, err error) {
 	m, err := Lookup(spec.Method)
 	if err != nil {
@@ -199,16 +237,9 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if err != nil {
 		return res, err
 	}
-	info, ok := datasets.LookupInfo(spec.Dataset)
-	if !ok {
-		return res, fmt.Errorf("dataset %s has no protocol entry (number of known classes)", spec.Dataset)
-	}
-	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{
-		Known: info.Known, Ratio: spec.Ratio, Seed: spec.Seed,
-		ClassSplit: spec.Protocol.ClassSplit, TestFrac: spec.Protocol.TestFrac,
-	})
+	split, err := MakeSplit(ds, spec)
 	if err != nil {
-		return res, fmt.Errorf("split %s: %w", spec, err)
+		return res, err
 	}
 	params := m.Defaults().Clone()
 	for k, v := range spec.Params {
@@ -218,34 +249,25 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		params[k] = v
 	}
 	log := &curveLog{sink: onEpoch}
-	eval := append(slices.Clone(split.Unlabelled), split.Test...)
-	slices.Sort(eval)
 	// truthOf is graph g's known class index, or Unknown; only the suite
-	// reads it (scoring and the OOD-set curves), never the method.
+	// reads it (scoring and the curves of D^u), never the method.
 	truthOf := func(g int) int {
 		if k := split.KnownIndex(ds.Labels[g]); k >= 0 {
 			return k
 		}
 		return Unknown
 	}
+	task := NewTask(ds, split, spec, params)
+	task.Device, task.Backend, task.CacheDir, task.Log = device, r.Backend, r.CacheDir, log
 	isUnknown := func(g int) bool { return truthOf(g) == Unknown }
-	numUnknown := 0
-	for _, g := range split.Unlabelled {
-		if isUnknown(g) {
-			numUnknown++
-		}
+	task.ReportOODSet = func(epoch int, graphs []int) { log.oodSet(epoch, graphs, task.NumUnknown, isUnknown) }
+	task.ReportScores = func(epoch int, graphs []int, scores map[string][]float64) error {
+		return log.scores(epoch, graphs, scores, truthOf)
 	}
-	task := &Task{
-		Graphs: ds.Graphs, FeatureDim: ds.FeatureDim, NumNodeLabels: ds.NumNodeLabels,
-		NumKnown: len(split.KnownClasses), Labelled: split.Labelled, Labels: split.LabelledY,
-		Unlabelled: split.Unlabelled, Eval: eval, Params: params, Seed: spec.Seed,
-		Device: device, Backend: r.Backend, Log: log, Dataset: spec.Dataset,
-		Ratio: spec.Ratio, NumUnknown: numUnknown, Alpha: spec.Protocol.Alpha, CacheDir: r.CacheDir,
-		ReportOODSet: func(epoch int, graphs []int) { log.oodSet(epoch, graphs, numUnknown, isUnknown) },
-		ReportScores: func(epoch int, graphs []int, scores map[string][]float64) error {
-			return log.scores(epoch, graphs, scores, truthOf)
-		},
+	task.ReportClasses = func(epoch int, graphs, classes []int) error {
+		return log.classes(epoch, graphs, classes, truthOf, split.Test)
 	}
+	eval := task.Eval
 	start := time.Now()
 	log.start()
 	pred, err := fitSafely(ctx, m, task)
@@ -257,18 +279,9 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if len(pred.Class) != len(eval) || len(pred.UnknownScore) != len(eval) {
 		return res, fmt.Errorf("%s returned %d classes and %d scores for %d evaluation graphs", spec.Method, len(pred.Class), len(pred.UnknownScore), len(eval))
 	}
-	res.Metrics, err = scoreSubset(eval, split.Unlabelled, pred, truthOf, spec.Protocol.Alpha, "")
+	res.Metrics, err = ScoreRun(eval, split, pred, truthOf, spec.Protocol.Alpha)
 	if err != nil {
 		return res, err
-	}
-	if len(split.Test) > 0 {
-		testMetrics, err := scoreSubset(eval, split.Test, pred, truthOf, spec.Protocol.Alpha, "test_")
-		if err != nil {
-			return res, err
-		}
-		for k, v := range testMetrics {
-			res.Metrics[k] = v
-		}
 	}
 	if sec, ok := log.medianEpochSeconds(); ok {
 		res.Metrics[EpochSecondsMetric] = sec
@@ -276,25 +289,134 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	return res, nil
 }
 
-// scoreSubset scores the predictions of the graphs in subset (a sorted
-// subset of eval), prefixing metric names.
-func scoreSubset(eval, subset []int, pred *Predictions, truthOf func(int) int, alpha float64, prefix string) (map[string]float64, error) {
+// MakeSplit draws the split of spec on ds (docs/protocol.md §2): a pure
+// function of the dataset, the ratio, the split seed, the class split and
+// the test fraction, never of the run seed or the method. The test
+// fraction must be in (0, 1): the headline metrics are the test set's.
+func MakeSplit(ds *datasets.Dataset, spec RunSpec) (*datasets.Split, error) {
+	info, ok := datasets.LookupInfo(spec.Dataset)
+	if !ok {
+		return nil, fmt.Errorf("dataset %s has no protocol entry (number of known classes)", spec.Dataset)
+	}
+	if !(spec.Protocol.TestFrac > 0 && spec.Protocol.TestFrac < 1) {
+		return nil, fmt.Errorf("split %s: test_frac %g: want a fraction in (0, 1); the headline metrics are a held-out test set's (docs/protocol.md §2)", spec, spec.Protocol.TestFrac)
+	}
+	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{
+		Known: info.Known, Ratio: spec.Ratio, Seed: spec.SplitSeed,
+		ClassSplit: spec.Protocol.ClassSplit, TestFrac: spec.Protocol.TestFrac,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("split %s: %w", spec, err)
+	}
+	return split, nil
+}
+
+// NewTask is the Task of spec on ds and split with the given parameters:
+// the graphs, the labels of D^l only, D^u, the evaluation graphs (D^u and
+// the test set, ascending), K_u and α. It reads ds.Labels only through the
+// split's labelled set and to count K_u on D^u; nothing of the test set
+// but its indices reaches the Task. The caller sets Device, Backend,
+// CacheDir, Log and the Report hooks.
+func NewTask(ds *datasets.Dataset, split *datasets.Split, spec RunSpec, params Params) *Task {
+	eval := append(slices.Clone(split.Unlabelled), split.Test...)
+	slices.Sort(eval)
+	numUnknown := 0
+	for _, g := range split.Unlabelled {
+		if split.KnownIndex(ds.Labels[g]) < 0 {
+			numUnknown++
+		}
+	}
+	return &Task{
+		Graphs: ds.Graphs, FeatureDim: ds.FeatureDim, NumNodeLabels: ds.NumNodeLabels,
+		NumKnown: len(split.KnownClasses), Labelled: split.Labelled, Labels: split.LabelledY,
+		Unlabelled: split.Unlabelled, Eval: eval, Params: params, Seed: spec.Seed,
+		Dataset: spec.Dataset, Ratio: spec.Ratio, SplitSeed: spec.SplitSeed,
+		NumUnknown: numUnknown, Alpha: spec.Protocol.Alpha,
+		ReportOODSet:  func(int, []int) {},
+		ReportScores:  func(int, []int, map[string][]float64) error { return nil },
+		ReportClasses: func(int, []int, []int) error { return nil },
+	}
+}
+
+// ScoreRun scores a method's predictions of eval (D^u and the test set,
+// ascending) under docs/protocol.md §3–4 and returns every stored metric:
+// the test set's headline metrics and declared_ratio, unprefixed; D^u's
+// under PrefixDU (top-⌈α·K_u⌉ there); the test set's chance figures under
+// PrefixChance; and ood_auroc_<name> of each extra score on both sets.
+func ScoreRun(eval []int, split *datasets.Split, pred *Predictions, truthOf func(int) int, alpha float64) (map[string]float64, error) {
+	du, err := scoreSubset(eval, split.Unlabelled, pred, truthOf)
+	if err != nil {
+		return nil, fmt.Errorf("D^u: %w", err)
+	}
+	numUnknownDU := 0
+	for _, t := range du.truth {
+		if t == Unknown {
+			numUnknownDU++
+		}
+	}
+	declaredDU := DeclaredUnknown(du.pred.UnknownScore, numUnknownDU, alpha)
+	thr := Threshold(du.pred.UnknownScore, numUnknownDU, alpha)
+	duMetrics, err := du.score(declaredDU)
+	if err != nil {
+		return nil, fmt.Errorf("D^u: %w", err)
+	}
+	test, err := scoreSubset(eval, split.Test, pred, truthOf)
+	if err != nil {
+		return nil, fmt.Errorf("test set: %w", err)
+	}
+	out, err := test.score(DeclaredAtThreshold(test.pred.UnknownScore, thr))
+	if err != nil {
+		return nil, fmt.Errorf("test set: %w", err)
+	}
+	for k, v := range duMetrics {
+		out[PrefixDU+k] = v
+	}
+	nDeclared := 0
+	for _, d := range declaredDU {
+		if d {
+			nDeclared++
+		}
+	}
+	for k, v := range ChanceMetrics(test.truth, MajorityClass(split.LabelledY), len(split.Unlabelled), nDeclared) {
+		out[PrefixChance+k] = v
+	}
+	return out, nil
+}
+
+// scored is one scored set: its truth and the predictions of its graphs.
+type scored struct {
+	truth []int
+	pred  *Predictions
+	extra map[string][]float64
+}
+
+// score returns the metrics of ScoreDeclared and the extra scores' AUROCs.
+func (s *scored) score(declared []bool) (map[string]float64, error) {
+	m, err := ScoreDeclared(s.truth, s.pred, declared)
+	if err != nil {
+		return nil, err
+	}
+	aurocs, err := extraAUROCs(s.truth, s.extra, len(s.truth))
+	if err != nil {
+		return nil, fmt.Errorf("extra scores: %w", err)
+	}
+	maps.Copy(m, aurocs)
+	return m, nil
+}
+
+// scoreSubset picks the predictions of the graphs in subset (a sorted
+// subset of eval) and their truth.
+func scoreSubset(eval, subset []int, pred *Predictions, truthOf func(int) int) (*scored, error) {
 	pos := make(map[int]int, len(eval))
 	for i, g := range eval {
 		pos[g] = i
 	}
-	sub := &Predictions{}
-	truth := make([]int, len(subset))
+	s := &scored{pred: &Predictions{}, truth: make([]int, len(subset)), extra: make(map[string][]float64, len(pred.ExtraScores))}
 	for i, g := range subset {
-		truth[i] = truthOf(g)
-		sub.Class = append(sub.Class, pred.Class[pos[g]])
-		sub.UnknownScore = append(sub.UnknownScore, pred.UnknownScore[pos[g]])
+		s.truth[i] = truthOf(g)
+		s.pred.Class = append(s.pred.Class, pred.Class[pos[g]])
+		s.pred.UnknownScore = append(s.pred.UnknownScore, pred.UnknownScore[pos[g]])
 	}
-	m, err := Score(truth, sub, alpha)
-	if err != nil {
-		return nil, err
-	}
-	extra := make(map[string][]float64, len(pred.ExtraScores))
 	for name, all := range pred.ExtraScores {
 		if len(all) != len(eval) {
 			return nil, fmt.Errorf("extra score %s: %d values for %d evaluation graphs", name, len(all), len(eval))
@@ -303,18 +425,9 @@ func scoreSubset(eval, subset []int, pred *Predictions, truthOf func(int) int, a
 		for i, g := range subset {
 			sub[i] = all[pos[g]]
 		}
-		extra[name] = sub
+		s.extra[name] = sub
 	}
-	aurocs, err := extraAUROCs(truth, extra, len(subset))
-	if err != nil {
-		return nil, fmt.Errorf("extra scores: %w", err)
-	}
-	maps.Copy(m, aurocs)
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[prefix+k] = v
-	}
-	return out, nil
+	return s, nil
 }
 
 func fitSafely(ctx context.Context, m Method, task *Task) (pred *Predictions, err error) {

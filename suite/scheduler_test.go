@@ -53,11 +53,17 @@ func checkTask(task *suite.Task) error {
 			return fmt.Errorf("bad task: label %d not in 0..%d", y, task.NumKnown-1)
 		}
 	}
-	if len(task.Labelled)+len(task.Unlabelled) != len(task.Graphs) {
-		return fmt.Errorf("bad task: %d labelled + %d unlabelled != %d graphs", len(task.Labelled), len(task.Unlabelled), len(task.Graphs))
+	if len(task.Labelled)+len(task.Eval) != len(task.Graphs) || len(task.Eval) <= len(task.Unlabelled) {
+		return fmt.Errorf("bad task: %d labelled + %d evaluation graphs (%d unlabelled) != %d graphs, or no test graphs",
+			len(task.Labelled), len(task.Eval), len(task.Unlabelled), len(task.Graphs))
 	}
-	if !slices.IsSorted(task.Eval) || !slices.Equal(task.Eval, slices.Sorted(slices.Values(task.Unlabelled))) {
-		return fmt.Errorf("bad task: transductive Eval is not the sorted Unlabelled set")
+	if !slices.IsSorted(task.Eval) {
+		return fmt.Errorf("bad task: Eval is not sorted")
+	}
+	for _, g := range task.Unlabelled {
+		if _, ok := slices.BinarySearch(task.Eval, g); !ok {
+			return fmt.Errorf("bad task: unlabelled graph %d is not in Eval", g)
+		}
 	}
 	if task.Device != "cpu" || task.Backend != testBackend || task.Dataset != testDataset {
 		return fmt.Errorf("bad task: device %q backend %q dataset %q", task.Device, task.Backend, task.Dataset)
@@ -296,9 +302,10 @@ func (o *fakeObserver) started() map[string]bool {
 
 var allMetrics = []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC, suite.MetricClosedAcc}
 
-// numMetrics is what a run of a fake stores: the scores and the epoch time
-// (every fake logs epochs).
-var numMetrics = len(allMetrics) + 1
+// numMetrics is what a run of a fake stores: the test set's scores and
+// declared_ratio, the same on D^u (du_), the chance figures (chance_) and
+// the epoch time (every fake logs epochs).
+var numMetrics = 2*(len(allMetrics)+1) + len(allMetrics) + 1
 
 func TestSchedulerRunsGrid(t *testing.T) {
 	e := newEnv(t)

@@ -13,19 +13,24 @@ type Protocol struct {
 	// ClassSplit is "first" (known classes = the first Known class ids) or
 	// "random" (drawn with the seed). PROTOCOL §2.1.
 	ClassSplit string `json:"class_split"`
-	// TestFrac is the held-out test fraction (0 = transductive only).
-	// PROTOCOL §2.4.
+	// TestFrac is the held-out test fraction, in (0, 1): that share of
+	// every class is drawn first, and the headline metrics are the test
+	// set's (PROTOCOL §2.2, §4). Default 0.2.
 	TestFrac float64 `json:"test_frac"`
 	// Alpha is the OOD multiplier: the ⌈αK⌉ highest unknown scores are
 	// declared unknown. PROTOCOL §3.
 	Alpha float64 `json:"alpha"`
 }
 
-// DefaultProtocol is PROTOCOL.md's default: first classes known,
-// transductive evaluation, α = 1.
+// DefaultProtocol is the protocol's default (docs/protocol.md): the first
+// class ids known, a 20% stratified held-out test set, α = 1.
 func DefaultProtocol() Protocol {
-	return Protocol{ClassSplit: "first", TestFrac: 0, Alpha: 1}
+	return Protocol{ClassSplit: "first", TestFrac: DefaultTestFrac, Alpha: 1}
 }
+
+// DefaultTestFrac is the default held-out test fraction (docs/protocol.md
+// §2: 20% of every class, the split of the paper authors' related work).
+const DefaultTestFrac = 0.2
 
 // RunSpec fully describes one run: one method on one split with one set of
 // hyper-parameters. Two runs with the same Hash compute the same thing.
@@ -37,7 +42,13 @@ type RunSpec struct {
 	RatioName string `json:"ratio_name"`
 	// Ratio is the labelled ratio: the fraction of each known class's
 	// graphs that is labelled.
-	Ratio    float64  `json:"ratio"`
+	Ratio float64 `json:"ratio"`
+	// SplitSeed draws the split (test set, labelled set, random class
+	// split); every run seed and every method of one split seed sees the
+	// same index lists (docs/protocol.md §2.5).
+	SplitSeed int64 `json:"split_seed"`
+	// Seed is the run seed: initialisation, batching, augmentations,
+	// sampling; never the split.
 	Seed     int64    `json:"seed"`
 	Params   Params   `json:"params"`
 	Protocol Protocol `json:"protocol"`
@@ -45,15 +56,22 @@ type RunSpec struct {
 
 // Hash is the stable config hash of s: the hex SHA-256 (first 16 hex
 // digits) of its canonical JSON. It does not include the device or backend,
-// which must not change what a run computes.
+// which must not change what a run computes. A parameter whose value equals
+// the legacy value its method declares for it (LegacyParams) is left out,
+// so runs stored before the parameter existed keep their hash.
 func (s RunSpec) Hash() string {
+	params := s.Params
+	if m, err := Lookup(s.Method); err == nil {
+		params = withoutLegacy(m, params)
+	}
 	b, err := json.Marshal(struct {
 		Method, Dataset string
 		Ratio           float64
+		SplitSeed       int64
 		Seed            int64
 		Params          Params
 		Protocol        Protocol
-	}{s.Method, s.Dataset, s.Ratio, s.Seed, s.Params, s.Protocol})
+	}{s.Method, s.Dataset, s.Ratio, s.SplitSeed, s.Seed, params, s.Protocol})
 	if err != nil {
 		panic(err) // Params holds only JSON-encodable scalars.
 	}
@@ -71,7 +89,7 @@ func (s RunSpec) RatioLabel() string {
 
 // String is a short human description for progress lines and errors.
 func (s RunSpec) String() string {
-	return fmt.Sprintf("%s/%s/%s/seed=%d", s.Method, s.Dataset, s.RatioLabel(), s.Seed)
+	return fmt.Sprintf("%s/%s/%s/split=%d/seed=%d", s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed)
 }
 
 // Metric names, PROTOCOL §4.
@@ -86,7 +104,29 @@ const (
 	// their class, whether declared unknown or not. It measures the
 	// classifier apart from the unknown score.
 	MetricClosedAcc = "closed_acc"
+	// MetricDeclaredRatio is the number of test graphs declared unknown
+	// (score at or above the threshold fixed on D^u) divided by the test
+	// set's true number of unknown-class graphs K_test, which the decision
+	// never reads (docs/protocol.md §3). 1 means the threshold transferred
+	// the right count.
+	MetricDeclaredRatio = "declared_ratio"
 )
+
+// HeadlineMetrics are the metrics of the paper's tables, computed on the
+// held-out test set.
+var HeadlineMetrics = []string{MetricAccuracy, MetricOODF1, MetricUnknownAcc, MetricKnownAcc, MetricClosedAcc, MetricOODAUROC}
+
+// PrefixDU prefixes the transductive figures: the same metrics computed on
+// the unlabelled training set D^u, where the ⌈αK_u⌉ highest scores are
+// declared unknown (docs/protocol.md §4). They are figures of the training
+// pool, for diagnosis and for choosing budgets, never the headline.
+const PrefixDU = "du_"
+
+// PrefixChance prefixes the chance figures of a run's test set: the
+// expected value of each headline metric for a random unknown score under
+// the same threshold rule and a prediction of the labelled set's majority
+// class (ChanceMetrics). They depend on the split only.
+const PrefixChance = "chance_"
 
 // CurvePoint is one logged value of a training curve.
 type CurvePoint struct {
