@@ -94,6 +94,12 @@ var migrations = []string{
 	// one host) and start time (pid reuse); see process.
 	`ALTER TABLE runs ADD COLUMN pidns TEXT NOT NULL DEFAULT '';
 	ALTER TABLE runs ADD COLUMN pid_start INTEGER NOT NULL DEFAULT 0;`,
+	// 5: protocol v2's split seed, apart from the run seed. Runs stored
+	// before it drew their split with the run seed (protocol v1), so that
+	// is their split seed.
+	`ALTER TABLE runs ADD COLUMN split_seed INTEGER NOT NULL DEFAULT 0;
+	UPDATE runs SET split_seed = seed;
+	CREATE INDEX runs_split_seed ON runs(split_seed);`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -310,12 +316,12 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 			Scan(&id, &status, &o.host, &o.ns, &o.pid, &o.start, &o.heartbeat)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, seed,
+			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, split_seed, seed,
 					params, protocol, spec, status, error, started, finished, seconds,
 					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts,
 					pid, pidns, pid_start, heartbeat)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
-				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
 				string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
 				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
 				s.self.pid, s.self.ns, s.self.start, now)
@@ -337,13 +343,13 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
 		}
-		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, seed = ?,
+		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, split_seed = ?, seed = ?,
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
 				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
 				backend = ?, device = ?, host = ?, attempts = attempts + 1,
 				pid = ?, pidns = ?, pid_start = ?, heartbeat = ?
 			WHERE id = ?`,
-			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.Seed,
+			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
 			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
 			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
 			s.self.pid, s.self.ns, s.self.start, now, id)
@@ -662,6 +668,8 @@ type Filter struct {
 	Ratios []string
 	// Seeds are run seeds.
 	Seeds []int64
+	// SplitSeeds are split seeds.
+	SplitSeeds []int64
 }
 
 // where renders f as an SQL condition on the table alias r (" WHERE ..." or
@@ -682,6 +690,7 @@ func (f Filter) where() (string, []any) {
 	add("r.dataset", anys(f.Datasets))
 	add("r.status", anys(f.Status))
 	add("r.seed", anys(f.Seeds))
+	add("r.split_seed", anys(f.SplitSeeds))
 	if len(f.Ratios) > 0 {
 		// A name matches ratio_name; a number also matches the value.
 		var nums []float64
