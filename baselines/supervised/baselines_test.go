@@ -21,7 +21,7 @@ func TestBackboneRowsLetterHigh(t *testing.T) {
 			if p := m.Defaults(); p["pool_ratio"] != 0.8 {
 				t.Errorf("pool_ratio default = %v, want the protocol's 0.8", p["pool_ratio"])
 			}
-			runLetterHigh(t, method, suite.Params{"epochs": 20, "hidden": 32, "batch_size": 32, "lr": 0.01})
+			runLetterHigh(t, method, suite.Params{"steps": 160, "hidden": 32, "batch_size": 32, "lr": 0.01})
 		})
 	}
 }

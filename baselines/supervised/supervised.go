@@ -79,8 +79,9 @@ func (m backbone) Doc() string { return m.doc }
 // default is 0).
 func (m backbone) Defaults() suite.Params {
 	p := suite.Params{
-		"epochs":      100,
+		"steps":       0,
 		"batch_size":  256,
+		"curve_every": 0,
 		"lr":          1e-3,
 		"hidden":      128,
 		"layers":      2,
@@ -116,11 +117,12 @@ func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions
 		enc.ASAPEdges = gnn.NewEdgeBudget(task.Graphs) // memory and time only, not a hyper-parameter
 	}
 	return gnn.FitSupervised(ctx, task, gnn.SupervisedConfig{
-		Encoder:   enc,
-		Epochs:    p.Int("epochs"),
-		BatchSize: p.Int("batch_size"),
-		LR:        p.Float("lr"),
-		Batching:  gnn.Batching(p.Str("batching")),
-		Chunks:    p.Int("size_chunks"),
+		Encoder:    enc,
+		Steps:      p.Int("steps"),
+		CurveEvery: p.Int("curve_every"),
+		BatchSize:  p.Int("batch_size"),
+		LR:         p.Float("lr"),
+		Batching:   gnn.Batching(p.Str("batching")),
+		Chunks:     p.Int("size_chunks"),
 	})
 }

@@ -47,16 +47,18 @@ type Features struct {
 	Nodes [][]float32
 }
 
-// StandardizeFeatures z-scores every feature column over all nodes of all
-// graphs (mean 0, std 1; a constant column is only centred). It reads no
-// labels, so using unlabelled graphs is legitimate under the transductive
-// protocol. Coordinates (Letter, COIL) otherwise span very different ranges
-// across datasets.
-func StandardizeFeatures(graphs []datasets.Graph, dim int) *Features {
+// StandardizeFeatures z-scores every feature column of every graph with
+// the mean and std over all nodes of the graphs in pool (mean 0, std 1
+// there; a constant column is only centred). pool is the training pool D^l
+// ∪ D^u (suite.Task.TrainPool): the statistics read no labels and nothing
+// of the held-out test set (docs/protocol.md §1). Coordinates (Letter,
+// COIL) otherwise span very different ranges across datasets. The result
+// holds every graph, shape [NumNodes, dim] each.
+func StandardizeFeatures(graphs []datasets.Graph, dim int, pool []int) *Features {
 	mean := make([]float64, dim)
 	sq := make([]float64, dim)
 	var n float64
-	for i := range graphs {
+	for _, i := range pool {
 		f := graphs[i].Features
 		for r := 0; r < graphs[i].NumNodes; r++ {
 			for c := 0; c < dim; c++ {

@@ -64,7 +64,7 @@ func benchEpoch(b *testing.B, dataset string, enc EncoderConfig, batching Batchi
 		enc.ASAPEdges = NewEdgeBudget(task.Graphs)
 	}
 	c, err := NewClassifier(task, SupervisedConfig{
-		Encoder: enc, Epochs: 1, BatchSize: 256, LR: 1e-3, Batching: batching, Chunks: chunks,
+		Encoder: enc, Steps: 1, BatchSize: 256, LR: 1e-3, Batching: batching, Chunks: chunks,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -413,7 +413,7 @@ func TestEncoderTrainsEveryVariable(t *testing.T) {
 			enc.ASAPEdges = NewEdgeBudget(graphs)
 			task := &suite.Task{Graphs: graphs, FeatureDim: 2, NumKnown: 2, Labelled: labelled, Labels: labels,
 				Eval: labelled, Seed: 1, Backend: "go", Log: discardLog{}}
-			c, err := NewClassifier(task, SupervisedConfig{Encoder: enc, Epochs: 2, BatchSize: 8, LR: 0.01})
+			c, err := NewClassifier(task, SupervisedConfig{Encoder: enc, Steps: 2, BatchSize: 8, LR: 0.01})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,8 +21,14 @@ import (
 // the labelled graphs only (the paper's convolution and pooling baselines).
 type SupervisedConfig struct {
 	Encoder EncoderConfig
-	// Epochs over the labelled set; BatchSize graphs per step.
-	Epochs, BatchSize int
+	// Steps is the number of optimizer steps (the protocol's supervised
+	// step budget, docs/protocol.md §5), taken as passes over the labelled
+	// set (epochs) of BatchSize graphs a step, the last pass cut short.
+	Steps, BatchSize int
+	// CurveEvery, if > 0, reports the classes predicted for D^u to the
+	// suite every CurveEvery epochs and after the last (curve
+	// du_closed_acc); it does not change training.
+	CurveEvery int
 	// LR is Adam's learning rate.
 	LR float64
 	// Batching is how an epoch is cut into batches: BatchingRandom
@@ -90,8 +96,8 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	if err := cfg.Encoder.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Epochs < 0 || cfg.BatchSize < 1 || !(cfg.LR > 0) {
-		return nil, fmt.Errorf("epochs %d, batch_size %d, lr %g: need epochs ≥ 0, batch_size ≥ 1, lr > 0", cfg.Epochs, cfg.BatchSize, cfg.LR)
+	if cfg.Steps < 0 || cfg.BatchSize < 1 || !(cfg.LR > 0) {
+		return nil, fmt.Errorf("steps %d, batch_size %d, lr %g: need steps ≥ 0, batch_size ≥ 1, lr > 0", cfg.Steps, cfg.BatchSize, cfg.LR)
 	}
 	backend, err := NewBackend(BackendConfig(task.Backend))
 	if err != nil {
@@ -101,7 +107,7 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	if err := SetSeed(c.store, task.Seed); err != nil {
 		return nil, err
 	}
-	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim)
+	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool())
 	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
 	// Inputs: 5 per chunk (x, adj, mask, labels, weight).
 	c.train, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
@@ -143,18 +149,31 @@ func (c *Classifier) logits(scope *model.Scope, x, adj, mask *Node) *Node {
 // TrainEpoch runs one epoch over the labelled graphs (shuffled by rng) and
 // returns the mean loss. A NaN or infinite loss is an error.
 func (c *Classifier) TrainEpoch(ctx context.Context, rng *rand.Rand) (float64, error) {
+	loss, _, err := c.TrainSteps(ctx, rng, -1)
+	return loss, err
+}
+
+// TrainSteps runs one epoch over the labelled graphs (shuffled by rng),
+// stopping after maxSteps optimizer steps if maxSteps ≥ 0, and returns the
+// mean loss over the graphs it trained on and the steps taken. A NaN or
+// infinite loss is an error.
+func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps int) (float64, int, error) {
 	labelOf := make(map[int]int32, len(c.task.Labelled))
 	for i, g := range c.task.Labelled {
 		labelOf[g] = int32(c.task.Labels[i])
 	}
 	batches, err := EpochBatches(c.task.Graphs, c.task.Labelled, c.cfg.BatchSize, c.cfg.Batching, rng)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
+	}
+	if maxSteps >= 0 && maxSteps < len(batches) {
+		batches = batches[:maxSteps]
 	}
 	var sum float64
+	seen := 0
 	for _, idx := range batches {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		var args []any
 		for _, chunk := range SizeChunks(c.task.Graphs, idx, c.cfg.Chunks) {
@@ -168,15 +187,16 @@ func (c *Classifier) TrainEpoch(ctx context.Context, rng *rand.Rand) (float64, e
 		}
 		out, err := c.train.Exec(args...)
 		if err != nil {
-			return 0, fmt.Errorf("train step: %w", err)
+			return 0, 0, fmt.Errorf("train step: %w", err)
 		}
 		loss := float64(tensors.MustCopyFlatData[float32](out[0])[0])
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return 0, fmt.Errorf("loss is %v", loss)
+			return 0, 0, fmt.Errorf("loss is %v", loss)
 		}
 		sum += loss * float64(len(idx))
+		seen += len(idx)
 	}
-	return sum / float64(max(len(c.task.Labelled), 1)), nil
+	return sum / float64(max(seen, 1)), len(batches), nil
 }
 
 // Probabilities returns the softmax over known classes of every graph in
@@ -209,6 +229,16 @@ func (c *Classifier) Probabilities(ctx context.Context, idx []int) ([][]float32,
 	return probs, nil
 }
 
+// ReportClasses predicts D^u and hands the classes to task.ReportClasses
+// (curve du_closed_acc after epoch).
+func (c *Classifier) ReportClasses(ctx context.Context, epoch int) error {
+	probs, err := c.Probabilities(ctx, c.task.Unlabelled)
+	if err != nil {
+		return err
+	}
+	return c.task.ReportClasses(epoch, c.task.Unlabelled, MaxSoftmaxPredictions(probs).Class)
+}
+
 // MaxSoftmaxPredictions turns class probabilities into Predictions: class
 // = argmax, unknown score = 1 − max softmax probability (Hendrycks & Gimpel
 // 2017, the confidence baseline of PROTOCOL §3).
@@ -227,9 +257,18 @@ func MaxSoftmaxPredictions(probs [][]float32) *suite.Predictions {
 	return p
 }
 
-// FitSupervised trains a classifier on task's labelled graphs for
-// cfg.Epochs, logging the mean loss per epoch, and predicts task.Eval with
-// the maximum-softmax unknown score.
+// EpochsFor is the number of passes over n labelled graphs that steps
+// optimizer steps of batchSize graphs take (the last pass may be cut
+// short): ⌈steps / ⌈n/batchSize⌉⌉.
+func EpochsFor(steps, n, batchSize int) int {
+	perEpoch := max((n+batchSize-1)/batchSize, 1)
+	return (steps + perEpoch - 1) / perEpoch
+}
+
+// FitSupervised trains a classifier on task's labelled graphs for cfg.Steps
+// optimizer steps, logging per epoch (pass over D^l) the mean loss and the
+// steps taken, and predicts task.Eval with the maximum-softmax unknown
+// score.
 func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) (*suite.Predictions, error) {
 	c, err := NewClassifier(task, cfg)
 	if err != nil {
@@ -237,12 +276,20 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 	}
 	defer c.Close()
 	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
-	for ep := 1; ep <= cfg.Epochs; ep++ {
-		loss, err := c.TrainEpoch(ctx, rng)
+	epochs := EpochsFor(cfg.Steps, len(task.Labelled), cfg.BatchSize)
+	done := 0
+	for ep := 1; ep <= epochs; ep++ {
+		loss, n, err := c.TrainSteps(ctx, rng, cfg.Steps-done)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d: %w", ep, err)
 		}
-		task.Log.Epoch(ep, cfg.Epochs, map[string]float64{"loss": loss})
+		done += n
+		task.Log.Epoch(ep, epochs, map[string]float64{"loss": loss, "steps": float64(done)})
+		if cfg.CurveEvery > 0 && (ep%cfg.CurveEvery == 0 || ep == epochs) {
+			if err := c.ReportClasses(ctx, ep); err != nil {
+				return nil, err
+			}
+		}
 	}
 	probs, err := c.Probabilities(ctx, task.Eval)
 	if err != nil {

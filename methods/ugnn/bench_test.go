@@ -41,12 +41,12 @@ func BenchmarkPhases(b *testing.B) {
 					}
 				})
 			}
-			phase("warmup-epoch", func() error { _, err := r.labelledEpoch(ctx, rng); return err })
+			phase("warmup-epoch", func() error { _, err := r.labelledEpoch(ctx, rng, 1<<30); return err })
 			protos, err := r.cycleStart(ctx, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
-			phase("semi-epoch", func() error { _, err := r.semiEpoch(ctx, rng, protos); return err })
+			phase("semi-epoch", func() error { _, err := r.semiEpoch(ctx, rng, protos, 1<<30); return err })
 			phase("scoring", func() error { _, _, err := r.confidence(ctx, r.task.Unlabelled, 1); return err })
 		})
 	}

@@ -36,7 +36,7 @@ func TestChunkedStepsMatchUnchunked(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(5, 6))
 			if phase == "warm" {
-				o.warm, err = r.labelledEpoch(context.Background(), rng)
+				o.warm, err = r.labelledEpoch(context.Background(), rng, 1<<30)
 			} else {
 				o.protos = make([][]float32, 13)
 				for c := range o.protos {
@@ -46,7 +46,7 @@ func TestChunkedStepsMatchUnchunked(t *testing.T) {
 					}
 					normalize(o.protos[c])
 				}
-				o.semi, err = r.semiEpoch(context.Background(), rng, o.protos)
+				o.semi, err = r.semiEpoch(context.Background(), rng, o.protos, 1<<30)
 			}
 			r.net.close()
 			if err != nil {

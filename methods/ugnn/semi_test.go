@@ -67,7 +67,7 @@ func TestSemiStepWiring(t *testing.T) {
 	// is almost uniform whatever the wiring: train the embeddings apart.
 	rng := rand.New(rand.NewPCG(0, 1))
 	for range 8 {
-		if _, err := r.labelledEpoch(ctx, rng); err != nil {
+		if _, err := r.labelledEpoch(ctx, rng, 1<<30); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -34,6 +34,7 @@ type run struct {
 	feats *gnn.Features
 	label map[int]int32 // labelled graph → known class
 	epoch int           // epochs done
+	total int           // epochs of the whole run (warm-up and cycles)
 }
 
 // newRun sets up a Fit; cfg.Alpha is taken from the protocol (task.Alpha,
@@ -51,7 +52,7 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{task: task, cfg: cfg, v: v, net: net, feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim),
+	r := &run{task: task, cfg: cfg, v: v, net: net, total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)), feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
 		label: make(map[int]int32, len(task.Labelled))}
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
@@ -205,19 +206,68 @@ func (r *run) confidence(ctx context.Context, graphs []int, round int) (s []floa
 	return s, parts, nil
 }
 
-// logEpoch records the epoch's values with the suite.
-func (r *run) logEpoch(values map[string]float64) {
-	r.epoch++
-	r.task.Log.Epoch(r.epoch, r.cfg.Epochs, values)
+// cycleSteps is the number of semi-supervised steps of cycle t (1..T): the
+// SemiSteps split evenly, the first SemiSteps mod T cycles one more.
+func cycleSteps(c Config, t int) int {
+	return c.SemiSteps/c.Cycles + boolInt(t <= c.SemiSteps%c.Cycles)
 }
 
-// labelledEpoch runs one epoch of the warm-up step over the labelled graphs.
-func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]float64, error) {
+// warmupEpochs is the number of warm-up epochs (passes over the nl
+// labelled graphs) of c.WarmupSteps steps.
+func warmupEpochs(c Config, nl int) int {
+	return gnn.EpochsFor(c.WarmupSteps, nl, c.BatchSize)
+}
+
+// totalEpochs is the number of epochs a run logs: warm-up passes over the
+// nl labelled graphs, then per cycle the passes over the nu unlabelled
+// graphs that its steps take.
+func totalEpochs(c Config, nl, nu int) int {
+	n := warmupEpochs(c, nl)
+	if c.SemiSteps > 0 {
+		for t := 1; t <= c.Cycles; t++ {
+			n += gnn.EpochsFor(cycleSteps(c, t), nu, c.BatchSize)
+		}
+	}
+	return n
+}
+
+// logEpoch records the epoch's values with the suite, and every
+// CurveEvery epochs (and at the last) reports the classes of D^u
+// (suite curve du_closed_acc).
+func (r *run) logEpoch(ctx context.Context, values map[string]float64) error {
+	r.epoch++
+	r.task.Log.Epoch(r.epoch, r.total, values)
+	if r.cfg.CurveEvery > 0 && (r.epoch%r.cfg.CurveEvery == 0 || r.epoch == r.total) {
+		views := make([]view, len(r.task.Unlabelled))
+		for i, g := range r.task.Unlabelled {
+			views[i] = r.wholeView(g)
+		}
+		probs, _, err := r.predictViews(ctx, views)
+		if err != nil {
+			return err
+		}
+		classes := make([]int, len(probs))
+		for i, p := range probs {
+			for c := range p {
+				if p[c] > p[classes[i]] {
+					classes[i] = c
+				}
+			}
+		}
+		return r.task.ReportClasses(r.epoch, r.task.Unlabelled, classes)
+	}
+	return nil
+}
+
+// labelledEpoch runs one epoch of the warm-up step over the labelled
+// graphs, stopping after limit steps.
+func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map[string]float64, error) {
 	batches, err := gnn.EpochBatches(r.task.Graphs, r.task.Labelled, r.cfg.BatchSize, gnn.BatchingRandom, rng)
 	if err != nil {
 		return nil, err
 	}
-	var loss, ce float64
+	batches = batches[:min(limit, len(batches))]
+	var loss, ce, n float64
 	for _, idx := range batches {
 		l, c, err := r.labelledStep(ctx, idx)
 		if err != nil {
@@ -225,8 +275,9 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]flo
 		}
 		loss += l * float64(len(idx))
 		ce += c * float64(len(idx))
+		n += float64(len(idx))
 	}
-	n := float64(len(r.task.Labelled))
+	n = max(n, 1)
 	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "steps": float64(len(batches))}, nil
 }
 
@@ -252,7 +303,8 @@ func (r *run) labelledStep(ctx context.Context, idx []int) (loss, ce float64, er
 // warmupVersion is part of the warm-up cache key: bump it whenever the
 // network or the warm-up changes, or old checkpoints would be reused.
 // 3: gnn.Propagate's custom gradient (GIN/GCN/SAGE) changed float rounding.
-const warmupVersion = 3
+// 4: protocol v2: a step budget, features standardised over D^l ∪ D^u.
+const warmupVersion = 4
 
 // warmupKey hashes everything the warm-up depends on: data (by content,
 // datasets.Fingerprint, so edited or re-downloaded files never restore a
@@ -264,21 +316,21 @@ func (r *run) warmupKey() string {
 		Version                       int
 		Dataset, Graphs               string // Graphs: datasets.Fingerprint
 		FeatureDim                    int
-		Labelled, Labels              []int
+		Labelled, Labels, TrainPool   []int
 		Seed                          int64
 		Warmup, Batch, Hidden, Layers int
 		Chunks                        int
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
-	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.Seed,
-		c.WarmupEpochs, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
+	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
+		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
 		c.Classes, gnn.BackendConfig(r.task.Backend)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
 
-// warmup trains WarmupEpochs on the labelled graphs, or restores them from
+// warmup trains WarmupSteps on the labelled graphs, or restores them from
 // the checkpoint cache (Task.CacheDir/ugnn-warmup/KEY) that an earlier run
 // with the same inputs wrote; its curves are replayed (marked with
 // suite.CachedEpochCurve) so every run logs the same warm-up.
@@ -288,7 +340,7 @@ func (r *run) warmupKey() string {
 // KEY.lock (see lockWarmup), so one of them trains an entry and the others
 // wait and load it. A complete entry is never deleted.
 func (r *run) warmup(ctx context.Context) error {
-	if r.cfg.WarmupEpochs == 0 {
+	if r.cfg.WarmupSteps == 0 {
 		return nil
 	}
 	if r.task.CacheDir == "" {
@@ -301,13 +353,15 @@ func (r *run) warmup(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if curves, ok := readWarmupCurves(dir, r.cfg.WarmupEpochs); ok {
+	if curves, ok := readWarmupCurves(dir, warmupEpochs(r.cfg, len(r.task.Labelled))); ok {
 		if _, err := checkpoint.Load(r.net.store).Dir(dir).Done(); err != nil {
 			return fmt.Errorf("load warm-up checkpoint %s: %w", dir, err)
 		}
 		for _, values := range curves {
 			values[suite.CachedEpochCurve] = 1
-			r.logEpoch(values)
+			if err := r.logEpoch(ctx, values); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -414,48 +468,54 @@ func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
 	return nil
 }
 
-// trainWarmup trains the warm-up epochs and returns their logged values.
+// trainWarmup trains the warm-up steps and returns the logged values of
+// its epochs.
 func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
 	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 1))
 	var curves []map[string]float64
-	for ep := 0; ep < r.cfg.WarmupEpochs; ep++ {
-		values, err := r.labelledEpoch(ctx, rng)
+	for done := 0; done < r.cfg.WarmupSteps; {
+		values, err := r.labelledEpoch(ctx, rng, r.cfg.WarmupSteps-done)
 		if err != nil {
 			return nil, err
 		}
+		done += int(values["steps"])
 		curves = append(curves, values)
-		r.logEpoch(values)
+		if err := r.logEpoch(ctx, values); err != nil {
+			return nil, err
+		}
 	}
 	return curves, nil
 }
 
-// cycles runs the T curriculum cycles of Algorithm 1 over the epochs left
-// after the warm-up.
+// cycles runs the T curriculum cycles of Algorithm 1 over the SemiSteps
+// left after the warm-up; an epoch is a pass over D^u (semiSchedule), the
+// last of a cycle cut at the cycle's steps.
 func (r *run) cycles(ctx context.Context) error {
-	rest := r.cfg.Epochs - r.cfg.WarmupEpochs
-	if rest == 0 {
+	if r.cfg.SemiSteps == 0 {
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 2))
-	T := r.cfg.Cycles
-	for t := 1; t <= T; t++ {
-		epochs := rest/T + boolInt(t <= rest%T)
+	for t := 1; t <= r.cfg.Cycles; t++ {
+		steps := cycleSteps(r.cfg, t)
 		protos, err := r.cycleStart(ctx, t)
 		if err != nil {
 			return fmt.Errorf("cycle %d: %w", t, err)
 		}
-		for e := 0; e < epochs; e++ {
+		for done := 0; done < steps; {
 			var values map[string]float64
 			if r.v.Prototypes {
-				values, err = r.semiEpoch(ctx, rng, protos)
+				values, err = r.semiEpoch(ctx, rng, protos, steps-done)
 			} else {
-				values, err = r.pairedLabelledEpoch(ctx, rng)
+				values, err = r.pairedLabelledEpoch(ctx, rng, steps-done)
 			}
 			if err != nil {
 				return fmt.Errorf("epoch %d: %w", r.epoch+1, err)
 			}
+			done += int(values["steps"])
 			values["cycle"] = float64(t)
-			r.logEpoch(values)
+			if err := r.logEpoch(ctx, values); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -548,14 +608,14 @@ func (r *run) semiSchedule(rng *rand.Rand) (un []int, lab [][]int, err error) {
 // prototypes, not optimizer steps. (A pass over the labelled graphs would
 // take ⌈|D^l|/B⌉ steps instead: 4× fewer on Letter-high low, ~100× on MNIST
 // low.)
-func (r *run) pairedLabelledEpoch(ctx context.Context, rng *rand.Rand) (map[string]float64, error) {
+func (r *run) pairedLabelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map[string]float64, error) {
 	un, lab, err := r.semiSchedule(rng)
 	if err != nil {
 		return nil, err
 	}
 	var loss, ce float64
 	steps := 0
-	for start := 0; start < len(un); start += r.cfg.BatchSize {
+	for start := 0; start < len(un) && steps < limit; start += r.cfg.BatchSize {
 		l, c, err := r.labelledStep(ctx, lab[steps%len(lab)])
 		if err != nil {
 			return nil, err
@@ -602,16 +662,17 @@ func (r *run) semiInputs(lab, part []int, protos [][]float32) (args []any, kl in
 	return append(args, flatten2D(protos)), kl, chunks
 }
 
-// semiEpoch is one epoch of semiSchedule with the prototype-aware step;
-// prototypes are momentum-updated after every step (eq. 14).
-func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32) (map[string]float64, error) {
+// semiEpoch is one epoch of semiSchedule with the prototype-aware step,
+// stopping after limit steps; prototypes are momentum-updated after every
+// step (eq. 14).
+func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32, limit int) (map[string]float64, error) {
 	un, lab, err := r.semiSchedule(rng)
 	if err != nil {
 		return nil, err
 	}
 	var loss, ce, lu float64
 	steps := 0
-	for start := 0; start < len(un); start += r.cfg.BatchSize {
+	for start := 0; start < len(un) && steps < limit; start += r.cfg.BatchSize {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

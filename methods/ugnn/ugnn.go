@@ -48,34 +48,42 @@ package ugnn
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/ugbench/ugbench/suite"
 )
 
 // Config holds UGNN's hyper-parameters (PROTOCOL §5 defaults).
 //
-// Cycles (T) is capped at the epochs after warm-up: configFrom sets it to
-// min(cycles, epochs − warmup_epochs) when that is ≥ 1, so a short budget
-// (bench grid --epochs N scales warmup_epochs with N) runs one epoch per
-// cycle instead of being rejected. With no epochs after warm-up there are
-// no cycles and the value is left as given (it must still be ≥ 1).
+// The budget is counted in optimizer steps on labelled batches (the
+// protocol's supervised step budget, docs/protocol.md §5, the same for every
+// GNN method on a dataset): WarmupSteps = round(WarmupFrac·Steps) warm-up
+// steps (passes over D^l, the last cut short; the paper's 50 of 100 epochs
+// give WarmupFrac 0.5), then SemiSteps = Steps − WarmupSteps steps of the
+// semi-supervised phase, each on one batch of unlabelled graphs and the
+// next labelled batch, split evenly over the T cycles. Cycles (T) is capped
+// at SemiSteps when that is ≥ 1, so a tiny budget runs one step per cycle
+// instead of being rejected.
 type Config struct {
-	Epochs, WarmupEpochs, Cycles int // 100, 50, T = 5 (capped at Epochs − WarmupEpochs)
-	BatchSize                    int
-	LR                           float64
-	Hidden, Layers               int
-	PoolRatio                    float64
-	Classes                      int
-	Subgraphs                    int     // I = 3
-	NodeDrop, EdgeDrop           float64 // 0.2, 0.2
-	UnknownPrototypes            int     // R = 3
-	Alpha                        float64 // OOD multiplier α: the protocol's (Task.Alpha)
-	SinkhornEps                  float64 // ε = 0.05
-	SinkhornIters                int     // 3
-	Tau                          float64 // τ = 0.1
-	Eta                          float64 // η = 0.99
-	SupConTau, SupConWeight      float64
-	KMeansIters                  int
+	Steps, WarmupSteps, SemiSteps int     // from steps and warmup_frac
+	WarmupFrac                    float64 // 0.5
+	Cycles                        int     // T = 5 (capped at SemiSteps)
+	CurveEvery                    int     // report D^u classes every N epochs (0 = never)
+	BatchSize                     int
+	LR                            float64
+	Hidden, Layers                int
+	PoolRatio                     float64
+	Classes                       int
+	Subgraphs                     int     // I = 3
+	NodeDrop, EdgeDrop            float64 // 0.2, 0.2
+	UnknownPrototypes             int     // R = 3
+	Alpha                         float64 // OOD multiplier α: the protocol's (Task.Alpha)
+	SinkhornEps                   float64 // ε = 0.05
+	SinkhornIters                 int     // 3
+	Tau                           float64 // τ = 0.1
+	Eta                           float64 // η = 0.99
+	SupConTau, SupConWeight       float64
+	KMeansIters                   int
 	// Chunks splits every batch into size-sorted chunks padded separately
 	// (gnn.SizeChunks; same loss and gradient, less padding).
 	Chunks int
@@ -119,7 +127,7 @@ func (m method) Doc() string  { return m.v.Doc }
 // Defaults are PROTOCOL §5's, shared by all five variants.
 func (m method) Defaults() suite.Params {
 	return suite.Params{
-		"epochs": 100, "warmup_epochs": 50, "cycles": 5, "batch_size": 256, "lr": 1e-3,
+		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 256, "lr": 1e-3, "curve_every": 0,
 		"hidden": 128, "layers": 2, "pool_ratio": 0.8,
 		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
 		"unknown_prototypes": 3,
@@ -133,7 +141,7 @@ func (m method) Defaults() suite.Params {
 // Config).
 func configFrom(p suite.Params, classes int) (Config, error) {
 	c := Config{
-		Epochs: p.Int("epochs"), WarmupEpochs: p.Int("warmup_epochs"), Cycles: p.Int("cycles"),
+		Steps: p.Int("steps"), WarmupFrac: p.Float("warmup_frac"), Cycles: p.Int("cycles"), CurveEvery: p.Int("curve_every"),
 		BatchSize: p.Int("batch_size"), LR: p.Float("lr"), Hidden: p.Int("hidden"), Layers: p.Int("layers"),
 		PoolRatio: p.Float("pool_ratio"), Classes: classes, Subgraphs: p.Int("subgraphs"),
 		NodeDrop: p.Float("node_drop"), EdgeDrop: p.Float("edge_drop"), UnknownPrototypes: p.Int("unknown_prototypes"),
@@ -142,8 +150,10 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
 	}
 	switch {
-	case c.WarmupEpochs < 0 || c.WarmupEpochs > c.Epochs:
-		return c, fmt.Errorf("warmup_epochs %d: must be in 0..epochs (%d)", c.WarmupEpochs, c.Epochs)
+	case c.Steps < 0:
+		return c, fmt.Errorf("steps %d: must be ≥ 0", c.Steps)
+	case c.WarmupFrac < 0 || c.WarmupFrac > 1:
+		return c, fmt.Errorf("warmup_frac %g: must be in [0, 1]", c.WarmupFrac)
 	case c.Cycles < 1:
 		return c, fmt.Errorf("cycles %d: must be ≥ 1", c.Cycles)
 	case c.Subgraphs < 1:
@@ -159,8 +169,10 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
 	}
-	if rest := c.Epochs - c.WarmupEpochs; rest >= 1 {
-		c.Cycles = min(c.Cycles, rest) // every cycle gets ≥ 1 epoch
+	c.WarmupSteps = int(math.Round(c.WarmupFrac * float64(c.Steps)))
+	c.SemiSteps = c.Steps - c.WarmupSteps
+	if c.SemiSteps >= 1 {
+		c.Cycles = min(c.Cycles, c.SemiSteps) // every cycle gets ≥ 1 step
 	}
 	return c, nil
 }

@@ -70,7 +70,7 @@ func TestVariantsRegisteredWithSameDefaults(t *testing.T) {
 	}
 	// PROTOCOL §5 values.
 	for k, w := range map[string]any{
-		"epochs": 100, "warmup_epochs": 50, "batch_size": 256, "lr": 1e-3, "hidden": 128, "pool_ratio": 0.8,
+		"steps": 0, "warmup_frac": 0.5, "batch_size": 256, "lr": 1e-3, "hidden": 128, "pool_ratio": 0.8,
 		"subgraphs": 3, "node_drop": 0.2, "unknown_prototypes": 3, "sinkhorn_eps": 0.05, "sinkhorn_iters": 3,
 		"tau": 0.1, "eta": 0.99,
 	} {
@@ -90,7 +90,7 @@ func TestConfigValidation(t *testing.T) {
 		k string
 		v any
 	}{
-		{"warmup_epochs", 101}, {"warmup_epochs", -1}, {"cycles", 0}, {"cycles", -1}, {"subgraphs", 0},
+		{"warmup_frac", 1.01}, {"warmup_frac", -0.1}, {"steps", -1}, {"cycles", 0}, {"cycles", -1}, {"subgraphs", 0},
 		{"node_drop", 1.0}, {"edge_drop", -0.1}, {"unknown_prototypes", 0}, {"sinkhorn_eps", 0.0},
 		{"tau", 0.0}, {"eta", 1.5}, {"batch_size", 1}, {"hidden", 0}, {"pool_ratio", 0.0},
 	} {
@@ -101,41 +101,53 @@ func TestConfigValidation(t *testing.T) {
 		}
 	}
 	p := base.Clone()
-	p["epochs"], p["warmup_epochs"], p["cycles"] = 10, 10, 5 // no semi-supervised epochs: cycles unchecked
+	p["steps"], p["warmup_frac"], p["cycles"] = 10, 1.0, 5 // no semi-supervised steps: cycles unchecked
 	if _, err := configFrom(p, 10); err != nil {
 		t.Errorf("warm-up only rejected: %v", err)
 	}
 }
 
-// TestConfigCyclesCapped: cycles is capped at the epochs after warm-up
-// (bench grid --epochs N scales warmup_epochs, leaving fewer epochs than
-// the default 5 cycles), never raised, and left as given when only the
-// warm-up runs.
-func TestConfigCyclesCapped(t *testing.T) {
+// TestConfigSteps: the step budget splits into round(warmup_frac·steps)
+// warm-up steps and the rest for the cycles; cycles is capped at the semi
+// steps, never raised, and left as given when only the warm-up runs; the
+// cycles' steps add up to the semi steps, the first ones taking the rest.
+func TestConfigSteps(t *testing.T) {
 	for _, c := range []struct {
-		epochs, warmup, cycles int
-		want                   int
+		steps  int
+		frac   float64
+		cycles int
+		warm   int
+		semi   int
+		want   int // cycles
 	}{
-		{100, 50, 5, 5},   // PROTOCOL defaults
-		{100, 50, 51, 50}, // more cycles than epochs after warm-up
-		{2, 1, 5, 1},      // bench grid --epochs 2: warm-up 1
-		{5, 3, 5, 2},      // --epochs 5: warm-up 3 (rounded)
-		{9, 4, 5, 5},      // --epochs 9: 5 epochs left, enough
-		{9, 5, 5, 4},
-		{3, 0, 5, 3},   // no warm-up
-		{6, 2, 2, 2},   // the tests' tiny budget
-		{10, 10, 5, 5}, // warm-up only: no cycles run, value untouched
-		{1, 1, 1, 1},
+		{500, 0.5, 5, 250, 250, 5}, // protocol defaults
+		{100, 0.5, 51, 50, 50, 50}, // more cycles than semi steps
+		{2, 0.5, 5, 1, 1, 1},
+		{5, 0.5, 5, 3, 2, 2}, // 2.5 rounds up
+		{9, 0.5, 5, 5, 4, 4},
+		{3, 0, 5, 0, 3, 3},   // no warm-up
+		{10, 1, 5, 10, 0, 5}, // warm-up only: no cycles run, value untouched
+		{0, 0.5, 5, 0, 0, 5},
 	} {
 		p := method{Variants[0]}.Defaults()
-		p["epochs"], p["warmup_epochs"], p["cycles"] = c.epochs, c.warmup, c.cycles
+		p["steps"], p["warmup_frac"], p["cycles"] = c.steps, c.frac, c.cycles
 		cfg, err := configFrom(p, 10)
 		if err != nil {
-			t.Errorf("epochs %d, warmup_epochs %d, cycles %d: %v", c.epochs, c.warmup, c.cycles, err)
+			t.Errorf("steps %d, warmup_frac %g, cycles %d: %v", c.steps, c.frac, c.cycles, err)
 			continue
 		}
-		if cfg.Cycles != c.want {
-			t.Errorf("epochs %d, warmup_epochs %d, cycles %d: Cycles = %d, want %d", c.epochs, c.warmup, c.cycles, cfg.Cycles, c.want)
+		if cfg.WarmupSteps != c.warm || cfg.SemiSteps != c.semi || cfg.Cycles != c.want {
+			t.Errorf("steps %d, warmup_frac %g, cycles %d: warm-up %d, semi %d, Cycles %d; want %d, %d, %d",
+				c.steps, c.frac, c.cycles, cfg.WarmupSteps, cfg.SemiSteps, cfg.Cycles, c.warm, c.semi, c.want)
+		}
+		if cfg.SemiSteps > 0 {
+			sum := 0
+			for t := 1; t <= cfg.Cycles; t++ {
+				sum += cycleSteps(cfg, t)
+			}
+			if sum != cfg.SemiSteps {
+				t.Errorf("steps %d: cycle steps add up to %d, want %d", c.steps, sum, cfg.SemiSteps)
+			}
 		}
 	}
 }
@@ -169,7 +181,8 @@ func TestWarmupKey(t *testing.T) {
 		"graph content": func(r *run) { r.task.Graphs[3] = datasets.Graph{NumNodes: 1, Features: []float32{0, 1}} },
 		"feature dim":   func(r *run) { r.task.FeatureDim = 3 },
 		"backend":       func(r *run) { r.task.Backend = "xla:cpu" },
-		"warmup_epochs": func(r *run) { r.cfg.WarmupEpochs = 49 },
+		"warm-up steps": func(r *run) { r.cfg.WarmupSteps = 49 },
+		"train pool":    func(r *run) { r.task.Unlabelled = []int{3, 4, 5, 6, 7, 8} },
 		"batch_size":    func(r *run) { r.cfg.BatchSize = 128 },
 		"hidden":        func(r *run) { r.cfg.Hidden = 64 },
 		"layers":        func(r *run) { r.cfg.Layers = 3 },
@@ -189,7 +202,7 @@ func TestWarmupKey(t *testing.T) {
 	}
 	same := map[string]func(r *run){
 		"variant":            func(r *run) { r.v = Variants[3] },
-		"epochs":             func(r *run) { r.cfg.Epochs = 200 },
+		"semi steps":         func(r *run) { r.cfg.SemiSteps = 200 },
 		"cycles":             func(r *run) { r.cfg.Cycles = 3 },
 		"subgraphs":          func(r *run) { r.cfg.Subgraphs = 5 },
 		"node/edge drop":     func(r *run) { r.cfg.NodeDrop, r.cfg.EdgeDrop = 0.3, 0.1 },
@@ -261,7 +274,10 @@ func points(res suite.Result, name string) []float64 {
 }
 
 func tinyParams() suite.Params {
-	return suite.Params{"epochs": 6, "warmup_epochs": 2, "cycles": 2, "hidden": 16, "layers": 1, "batch_size": 64, "subgraphs": 2}
+	// 8 warm-up steps (2 epochs over Letter-high low's 240 labelled graphs
+	// at batch 64), then 2 cycles of 28 steps (a pass over the 1,560
+	// unlabelled graphs, 25 steps, and 3 steps of a second pass).
+	return suite.Params{"steps": 64, "warmup_frac": 0.125, "cycles": 2, "hidden": 16, "layers": 1, "batch_size": 64, "subgraphs": 2}
 }
 
 // tinyRuns runs the five variants once (no warm-up cache) with the tiny
@@ -302,18 +318,23 @@ func TestVariantsBehaviour(t *testing.T) {
 	}
 	ref := runs["ugnn"]
 	refWarm := points(ref, "loss")[:2]
-	// Optimizer steps per epoch, from the split the runs used: ⌈|D^l|/B⌉ in
-	// the 2 warm-up epochs, ⌈|D^u|/B⌉ after them, for every variant (w/o P
-	// drops L^u and the prototypes, not steps).
+	// Optimizer steps per epoch, from the split the runs used: passes of
+	// ⌈|D^l|/B⌉ steps over the 8 warm-up steps, then per cycle passes of
+	// ⌈|D^u|/B⌉ steps over its 28, the last pass cut short, for every
+	// variant (w/o P drops L^u and the prototypes, not steps).
 	split := newLetterTask(t).split
 	batch := tinyParams().Int("batch_size")
 	wantSteps := map[int]float64{}
-	for ep := 1; ep <= 6; ep++ {
-		n := len(split.Unlabelled)
-		if ep <= 2 {
-			n = len(split.Labelled)
+	ep := 0
+	for _, phase := range []struct{ steps, n int }{{8, len(split.Labelled)}, {28, len(split.Unlabelled)}, {28, len(split.Unlabelled)}} {
+		per := (phase.n + batch - 1) / batch
+		for left := phase.steps; left > 0; left -= per {
+			ep++
+			wantSteps[ep] = float64(min(per, left))
 		}
-		wantSteps[ep] = float64((n + batch - 1) / batch)
+	}
+	if ep != 6 {
+		t.Fatalf("the tiny budget gives %d epochs on this split, want 6 (2 warm-up, 2 per cycle)", ep)
 	}
 	for _, v := range Variants {
 		res := runs[v.Name]
@@ -632,7 +653,7 @@ func newProtocolTask(tb testing.TB, name string) *protocolTask {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{Known: info.Known, Ratio: ratio, Seed: 0, ClassSplit: "first"})
+	split, err := datasets.MakeSplit(ds.Labels, ds.NumClasses, datasets.SplitConfig{Known: info.Known, Ratio: ratio, Seed: 0, ClassSplit: "first", TestFrac: suite.DefaultTestFrac})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -884,8 +905,9 @@ func TestUnknownScoreParts(t *testing.T) {
 func TestUGNNLetterHigh(t *testing.T) {
 	dir, _, _ := letterHigh(t)
 	r := &suite.Runner{DataDir: dir, Backend: "go"}
-	// 10 warm-up epochs, then 2 cycles of 3 semi-supervised epochs.
-	p := suite.Params{"epochs": 16, "warmup_epochs": 10, "cycles": 2, "hidden": 32, "batch_size": 64}
+	// 40 warm-up steps (10 epochs of 4), then 2 cycles of 51 steps (3
+	// epochs of 25, 25 and 1 over the 1,560 unlabelled graphs).
+	p := suite.Params{"steps": 142, "warmup_frac": 40.0 / 142, "cycles": 2, "hidden": 32, "batch_size": 64}
 	res := runSpec(t, r, "ugnn", 0, p)
 	loss := points(res, "loss")
 	if len(loss) != 16 {
