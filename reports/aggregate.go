@@ -53,11 +53,16 @@ type Cell struct {
 	Std float64
 	// N is the number of contributing seeds (at least 1).
 	N int
-	// Seeds are the contributing seeds, ascending.
-	Seeds []int64
+	// Seeds are the contributing run seeds and SplitSeeds their split
+	// seeds, index-aligned, ordered by (split seed, run seed): a seed of a
+	// cell is one (split seed, run seed) pair.
+	Seeds, SplitSeeds []int64
 	// NaN is the number of seeds excluded because their finished run
 	// reported NaN for the metric.
 	NaN int
+	// Exact marks a value that is an expectation, not a sample (the chance
+	// row over one split): it is shown without std or seed count.
+	Exact bool
 }
 
 // SingleSeed reports whether the cell has one seed only, so Std is 0 by
@@ -95,7 +100,39 @@ type seedState struct {
 // cellAcc gathers all runs of one cell.
 type cellAcc struct {
 	base  string
-	seeds map[int64]*seedState
+	seeds map[SeedPair]*seedState
+}
+
+// SeedPair identifies the runs of one seed of a cell: its split seed (the
+// split) and its run seed (the model). Runs of protocol v1 have split seed
+// = run seed in the store but 0 in their specs.
+type SeedPair struct{ Split, Run int64 }
+
+// PairOf is the seed pair of spec.
+func PairOf(spec suite.RunSpec) SeedPair { return SeedPair{spec.SplitSeed, spec.Seed} }
+
+// String is "seed R" for split seed 0 (the protocol's default split) and
+// "split S seed R" otherwise.
+func (p SeedPair) String() string {
+	if p.Split == 0 {
+		return fmt.Sprintf("seed %d", p.Run)
+	}
+	return fmt.Sprintf("split %d seed %d", p.Split, p.Run)
+}
+
+// sortedPairs returns m's keys ordered by split seed, then run seed.
+func sortedPairs[V any](m map[SeedPair]V) []SeedPair {
+	out := make([]SeedPair, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Split != out[j].Split {
+			return out[i].Split < out[j].Split
+		}
+		return out[i].Run < out[j].Run
+	})
+	return out
 }
 
 // column is a (dataset, ratio) pair.
@@ -128,24 +165,25 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 
 	labels := RowLabels(rs)
 	accs := map[Key]*cellAcc{}
-	expected := map[column]map[int64]bool{}
+	expected := map[column]map[SeedPair]bool{}
 	for i := range rs {
 		r := &rs[i]
 		k := Key{Method: labels[i], Dataset: r.Spec.Dataset, Ratio: r.Spec.RatioLabel()}
 		a := accs[k]
 		if a == nil {
-			a = &cellAcc{base: r.Spec.Method, seeds: map[int64]*seedState{}}
+			a = &cellAcc{base: r.Spec.Method, seeds: map[SeedPair]*seedState{}}
 			accs[k] = a
 		}
 		col := column{k.Dataset, k.Ratio}
 		if expected[col] == nil {
-			expected[col] = map[int64]bool{}
+			expected[col] = map[SeedPair]bool{}
 		}
-		expected[col][r.Spec.Seed] = true
-		s := a.seeds[r.Spec.Seed]
+		pair := PairOf(r.Spec)
+		expected[col][pair] = true
+		s := a.seeds[pair]
 		if s == nil {
 			s = &seedState{}
-			a.seeds[r.Spec.Seed] = s
+			a.seeds[pair] = s
 		}
 		s.statuses = append(s.statuses, r.Status)
 		if r.Status != runs.StatusFinished {
@@ -171,7 +209,7 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 		c := Cell{Key: k, Base: a.base, Metric: metric}
 		var vals []float64
 		var chosen []*runs.Run
-		for _, seed := range sortedSeeds(a.seeds) {
+		for _, seed := range sortedPairs(a.seeds) {
 			s := a.seeds[seed]
 			if s.best == nil {
 				if s.nan > 0 {
@@ -180,10 +218,11 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 				continue
 			}
 			if s.values > 1 {
-				warns = append(warns, Warning{k, fmt.Sprintf("seed %d has %d finished runs; using the latest (run %d)", seed, s.values, s.best.ID)})
+				warns = append(warns, Warning{k, fmt.Sprintf("%s has %d finished runs; using the latest (run %d)", seed, s.values, s.best.ID)})
 			}
 			vals = append(vals, s.best.Metrics[metric])
-			c.Seeds = append(c.Seeds, seed)
+			c.Seeds = append(c.Seeds, seed.Run)
+			c.SplitSeeds = append(c.SplitSeeds, seed.Split)
 			chosen = append(chosen, s.best)
 		}
 		if miss := missingText(a, expected[column{k.Dataset, k.Ratio}], metric); miss != "" {
@@ -222,14 +261,14 @@ func sortedSeeds[V any](m map[int64]V) []int64 {
 
 // missingText is the warning text for the expected seeds a has no value
 // for, or "" if none is missing.
-func missingText(a *cellAcc, expected map[int64]bool, metric string) string {
+func missingText(a *cellAcc, expected map[SeedPair]bool, metric string) string {
 	var reasons []string
-	for _, seed := range sortedSeeds(expected) {
+	for _, seed := range sortedPairs(expected) {
 		s := a.seeds[seed]
 		if s != nil && s.best != nil {
 			continue
 		}
-		reasons = append(reasons, fmt.Sprintf("seed %d %s", seed, missingReason(s, metric)))
+		reasons = append(reasons, fmt.Sprintf("%s %s", seed, missingReason(s, metric)))
 	}
 	if len(reasons) == 0 {
 		return ""

@@ -92,6 +92,9 @@ func cellText(c *Cell, pm string, bold func(string) string) string {
 		mean = bold(mean)
 	}
 	if c.SingleSeed() {
+		if c.Exact {
+			return mean
+		}
 		return mean + " (n=1)"
 	}
 	return mean + pm + strconv.FormatFloat(c.Std, 'f', 3, 64)

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +54,13 @@ type Row struct {
 	// Group is the row's group; renderers draw a rule between rows of
 	// different groups, as the paper does between method families.
 	Group int
+	// Reference marks a row that is no method's (the chance row): it never
+	// counts as a column's best.
+	Reference bool
 }
+
+// ChanceRow is the key and label of the chance row (Options.Chance).
+const ChanceRow = "chance"
 
 // Column is one value column.
 type Column struct {
@@ -88,6 +95,11 @@ type Options struct {
 	// PaperNames ("gin-topk (lr=0.01)" → "GIN (lr=0.01)"). CSV output keeps
 	// the registry names.
 	Names map[string]string
+	// Chance adds the chance row: per column, what a random unknown score
+	// under the same threshold rule and a majority-class prediction reach
+	// on the same test set (suite.ChanceMetrics, stored with every run as
+	// chance_<metric>), mean ± std over the column's split seeds.
+	Chance bool
 }
 
 // subMetric is one sub-column of every dataset × ratio column.
@@ -273,7 +285,50 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	}
 	sortWarnings(t.Warnings, methodOrder, datasetOrder)
 	t.Notes = columnConfigNotes(t, kept, labels)
+	if opts.Chance {
+		t.addChanceRow(kept)
+	}
 	return t
+}
+
+// addChanceRow appends the chance row (Options.Chance) in a group of its
+// own. A column's value is the chance_<metric> of its runs, one value per
+// split seed (every run of a split shares it), mean ± sample std over
+// the split seeds; Seeds lists them. Columns without chance figures (runs
+// stored before protocol v2) stay empty.
+func (t *Table) addChanceRow(kept []runs.Run) {
+	row := make([]*Cell, len(t.Columns))
+	for j, col := range t.Columns {
+		bySplit := map[int64]float64{}
+		for _, r := range kept {
+			if r.Status != runs.StatusFinished || r.Spec.Dataset != col.Dataset || r.Spec.RatioLabel() != col.Ratio {
+				continue
+			}
+			if v, ok := r.Metrics[suite.PrefixChance+col.Metric]; ok && !math.IsNaN(v) {
+				bySplit[r.Spec.SplitSeed] = v
+			}
+		}
+		if len(bySplit) == 0 {
+			continue
+		}
+		splits := sortedSeeds(bySplit)
+		xs := make([]float64, len(splits))
+		for i, s := range splits {
+			xs[i] = bySplit[s]
+		}
+		mean, std := MeanStd(xs)
+		row[j] = &Cell{Key: Key{ChanceRow, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + col.Metric,
+			Mean: mean, Std: std, N: len(xs), Seeds: splits, Exact: len(xs) == 1}
+	}
+	if !slices.ContainsFunc(row, func(c *Cell) bool { return c != nil }) {
+		return // a metric without chance figures, e.g. epoch_seconds
+	}
+	group := 0
+	if n := len(t.Rows); n > 0 {
+		group = t.Rows[n-1].Group + 1
+	}
+	t.Rows = append(t.Rows, Row{Key: ChanceRow, Label: ChanceRow, Group: group, Reference: true})
+	t.Cells = append(t.Cells, row)
 }
 
 // IsBest reports whether the cell at (row, col) has the column's best mean
@@ -290,9 +345,12 @@ func (t *Table) IsBest(row, col int) bool {
 	if LowerIsBetter(t.Columns[col].Metric) {
 		better, best = math.Min, math.Inf(1)
 	}
+	if t.Rows[row].Reference {
+		return false
+	}
 	n := 0
 	for i := range t.Rows {
-		if o := t.Cells[i][col]; o != nil {
+		if o := t.Cells[i][col]; o != nil && !t.Rows[i].Reference {
 			n++
 			best = better(best, round3(o.Mean))
 		}

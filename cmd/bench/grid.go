@@ -23,8 +23,9 @@ func runGrid(args []string, stdout io.Writer) error {
 	methods := fs.StringSlice("methods", nil, "methods to run, comma-separated, or all (see `bench methods`)")
 	dsets := fs.StringSlice("datasets", nil, "datasets to run on, comma-separated (see `bench datasets`)")
 	ratios := fs.StringSlice("ratios", []string{"low", "high"}, "labelled ratios: low, high (the dataset's protocol ratios) or numbers in (0,1]")
-	seeds := fs.String("seeds", "0,1,2", "seeds: list and/or ranges, e.g. 0,1,2 or 0-4")
-	epochs := fs.Int("epochs", 0, "override the epochs of every method that trains, scaling a warm-up alike (0 = each method's default)")
+	seeds := fs.String("seeds", "0,1,2", "run seeds (initialisation, batching, sampling): list and/or ranges, e.g. 0,1,2 or 0-4")
+	splitSeeds := fs.String("split-seeds", "0", "split seeds (test set and labelled set), a grid dimension like --seeds; the paper's split is fixed: 0")
+	steps := fs.Int("steps", 0, "override the supervised step budget of every method that trains (0 = the dataset's protocol budget, see docs/protocol.md)")
 	sets := fs.StringArray("set", nil, "sweep a hyper-parameter: method.param=v1,v2 (method may be *); repeatable")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
@@ -34,7 +35,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
 	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
 	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
-	testFrac := fs.Float64("test-frac", 0, "held-out test fraction scored as test_* metrics (0 = transductive only)")
+	testFrac := fs.Float64("test-frac", suite.DefaultTestFrac, "held-out test fraction of every class; the headline metrics are the test set's")
 	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) without running")
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
 	if err := fs.Parse(args); err != nil {
@@ -47,6 +48,13 @@ func runGrid(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--seeds: %w", err)
 	}
+	splitList, err := suite.ParseSeeds(*splitSeeds)
+	if err != nil {
+		return fmt.Errorf("--split-seeds: %w", err)
+	}
+	if *steps < 0 {
+		return fmt.Errorf("--steps %d: want ≥ 0", *steps)
+	}
 	setMap, err := suite.ParseSets(*sets)
 	if err != nil {
 		return err
@@ -54,12 +62,12 @@ func runGrid(args []string, stdout io.Writer) error {
 	if *classSplit != datasets.ClassSplitFirst && *classSplit != datasets.ClassSplitRandom {
 		return fmt.Errorf("--class-split %q: want first or random", *classSplit)
 	}
-	if *testFrac < 0 || *testFrac >= 1 {
-		return fmt.Errorf("--test-frac %g: want a fraction in [0, 1)", *testFrac)
+	if !(*testFrac > 0 && *testFrac < 1) {
+		return fmt.Errorf("--test-frac %g: want a fraction in (0, 1)", *testFrac)
 	}
 	specs, err := suite.Expand(suite.GridConfig{
-		Methods: *methods, Datasets: *dsets, Ratios: *ratios, Seeds: seedList,
-		Sets: setMap, Epochs: *epochs,
+		Methods: *methods, Datasets: *dsets, Ratios: *ratios, SplitSeeds: splitList, Seeds: seedList,
+		Sets: setMap, Steps: *steps,
 		Protocol: suite.Protocol{ClassSplit: *classSplit, TestFrac: *testFrac, Alpha: 1},
 		Alphas:   *alpha,
 	})

@@ -4,26 +4,28 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/runs"
 )
 
 func runReport(args []string, stdout io.Writer) error {
-	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME [flags]")
+	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|results [flags]")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
 	dsets := fs.StringSlice("datasets", nil, "only these datasets (default: all in the database)")
 	names := fs.String("names", "registry", "row names: registry (gin-topk) or paper (GIN)")
 	standalone := fs.Bool("standalone", false, "with --format latex: a complete document for pdflatex")
+	chance := fs.Bool("chance", true, "add the chance row: a random unknown score under the same threshold rule and a majority-class prediction, on the same test sets")
 	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("which table? accuracy, f1, ablation or metric NAME")
+		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, or results (the results document)")
 	}
 	if _, err := os.Stat(*db); err != nil {
 		return fmt.Errorf("--db %s: %w (run `bench grid --db %s ...` first)", *db, err, *db)
@@ -42,7 +44,7 @@ func runReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	rs = reports.SelectParams(rs, want)
-	opts := reports.Options{Methods: *methods, Datasets: *dsets}
+	opts := reports.Options{Methods: *methods, Datasets: *dsets, Chance: *chance}
 	switch *names {
 	case "registry":
 	case "paper":
@@ -52,6 +54,11 @@ func runReport(args []string, stdout io.Writer) error {
 	}
 	var t *reports.Table
 	switch kind := fs.Arg(0); kind {
+	case "results":
+		if *format != "md" && *format != "text" {
+			return fmt.Errorf("report results writes Markdown; --format %s is not for it", *format)
+		}
+		return reports.Results(stdout, rs, opts, "bench "+strings.Join(append([]string{"report"}, args...), " "))
 	case "accuracy":
 		t = reports.AccuracyTable(rs, opts)
 	case "f1":
@@ -64,7 +71,7 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		t = reports.MetricTable(rs, fs.Arg(1), opts)
 	default:
-		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation or metric NAME", kind)
+		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME or results", kind)
 	}
 	if *standalone {
 		if *format != "latex" {
