@@ -1,8 +1,13 @@
 # ugbench — see README.md. `make demo` runs a small real grid; `make test` runs the tests.
 GO ?= go
+# go.mod needs Go >= 1.27 (gomlx/compute v0.1.14 declares it). Pinned to the
+# toolchain the figures in README were measured with; the go command fetches
+# it once through the module proxy (Go >= 1.21 on the PATH is enough). Plain
+# `go build`/`go test` need the same: `export GOTOOLCHAIN=go1.27.3`.
+export GOTOOLCHAIN ?= go1.27.3
 # GoMLX's pure-Go backend has SIMD matmul kernels behind Go's simd experiment
 # (amd64 only): a gin-topk epoch on COIL-DEL took 2.4 s with it, 6.2 s without.
-ifeq ($(shell $(GO) env GOARCH),amd64)
+ifeq ($(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOARCH),amd64)
 export GOEXPERIMENT ?= simd
 endif
 # Datasets: ../shared/datasets when it exists (developers, CI), else

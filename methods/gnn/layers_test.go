@@ -232,9 +232,12 @@ func TestPropagateGradient(t *testing.T) {
 	}
 }
 
-// TestReLU checks ReLU against GoMLX's activation.Relu (values and
-// gradients) on negatives, zero and positives, and that a NaN input stays
-// NaN (the suite relies on NaN losses surfacing as failed runs).
+// TestReLU checks ReLU's values against GoMLX's activation.Relu and its
+// gradient against the known answer (w where x ≥ 0, 0 where x < 0) on
+// negatives, zero and positives, and that a NaN input stays NaN (the suite
+// relies on NaN losses surfacing as failed runs). At x = 0 our gradient is 1;
+// GoMLX's fused Relu (v0.28.16 with compute v0.1.14) gives 0 there, as
+// PyTorch does, so the gradients are not compared with it.
 func TestReLU(t *testing.T) {
 	backend := testBackend(t)
 	xData := []float32{-3, -0.5, -1e-7, 0, 1e-7, 0.5, 2, 100}
@@ -243,19 +246,14 @@ func TestReLU(t *testing.T) {
 	w := tensors.FromFlatDataAndDimensions(wData, len(wData))
 	outs := MustExecOnceN(backend, func(x, w *Node) []*Node {
 		ours, theirs := ReLU(x), activation.Relu(x)
-		gOurs := Gradient(ReduceAllSum(Mul(ours, w)), x)[0]
-		gTheirs := Gradient(ReduceAllSum(Mul(theirs, w)), x)[0]
-		return []*Node{ours, theirs, gOurs, gTheirs}
+		return []*Node{ours, theirs, Gradient(ReduceAllSum(Mul(ours, w)), x)[0]}
 	}, x, w)
-	for i, name := range []string{"value", "gradient"} {
-		got, want := tensors.MustCopyFlatData[float32](outs[2*i]), tensors.MustCopyFlatData[float32](outs[2*i+1])
-		if !slices.Equal(got, want) {
-			t.Errorf("ReLU %s = %v, activation.Relu %s = %v", name, got, name, want)
-		}
+	if got, want := tensors.MustCopyFlatData[float32](outs[0]), tensors.MustCopyFlatData[float32](outs[1]); !slices.Equal(got, want) {
+		t.Errorf("ReLU = %v, activation.Relu = %v", got, want)
 	}
-	// Gradient 1 at x = 0, as activation.Relu's.
-	if g := tensors.MustCopyFlatData[float32](outs[2])[3]; g != wData[3] {
-		t.Errorf("ReLU gradient at 0 = %v, want %v", g, wData[3])
+	wantGrad := []float32{0, 0, 0, 4, 5, 6, 7, 8}
+	if got := tensors.MustCopyFlatData[float32](outs[2]); !slices.Equal(got, wantGrad) {
+		t.Errorf("ReLU gradient = %v, want %v", got, wantGrad)
 	}
 
 	nan := float32(math.NaN())
