@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -23,8 +24,9 @@ import (
 // curves maps a run id to its points (runs.Store.Curves). With no names,
 // every curve name found in the group is tabulated, sorted. A name that
 // no run of rs has is an error listing the names they do have; so is a
-// selection without any curve point.
-func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]*Plain, error) {
+// selection without any curve point. x names the first column: "epoch",
+// or "step" for curves whose Epoch holds optimizer steps (ByStep).
+func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*Plain, error) {
 	have := map[string]bool{}
 	for _, r := range rs {
 		for _, p := range curves[r.ID] {
@@ -106,7 +108,7 @@ func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []str
 		slices.Sort(seeds)
 		p := &Plain{
 			Title:  fmt.Sprintf("%s · %s · %s (%s: %s)", k.label, k.dataset, k.ratio, plural(len(idx), "run"), seedList(seeds)),
-			Header: append([]string{"epoch"}, cols...),
+			Header: append([]string{x}, cols...),
 		}
 		for _, e := range epochs {
 			row := []string{fmt.Sprint(e)}
@@ -201,4 +203,45 @@ func sortedKeys(m map[string]bool) []string {
 	out := keys(m)
 	sort.Strings(out)
 	return out
+}
+
+// StepsCurve is the curve of the optimizer steps a method took in each
+// epoch (gin-topk & co., UGNN).
+const StepsCurve = "steps"
+
+// ByStep re-indexes one run's curve points by optimizer steps: the point of
+// epoch e moves to the number of steps taken up to the end of e (the sum of
+// the run's StepsCurve over epochs 1..e), so that runs of different batch
+// sizes line up. A point of an epoch with no StepsCurve value before or at
+// it (e.g. logged before the first epoch) keeps the steps of the last
+// epoch before it; a run without StepsCurve is an error.
+func ByStep(points []suite.CurvePoint) ([]suite.CurvePoint, error) {
+	perEpoch := map[int]float64{}
+	for _, p := range points {
+		if p.Name == StepsCurve {
+			perEpoch[p.Epoch] = p.Value
+		}
+	}
+	if len(perEpoch) == 0 {
+		return nil, fmt.Errorf("no %q curve to count optimizer steps by", StepsCurve)
+	}
+	epochs := slices.Sorted(maps.Keys(perEpoch))
+	cum := make(map[int]int, len(epochs))
+	total := 0.0
+	for _, e := range epochs {
+		total += perEpoch[e]
+		cum[e] = int(total)
+	}
+	out := make([]suite.CurvePoint, 0, len(points))
+	for _, p := range points {
+		steps := 0
+		for _, e := range epochs { // the last epoch with steps at or before p's
+			if e > p.Epoch {
+				break
+			}
+			steps = cum[e]
+		}
+		out = append(out, suite.CurvePoint{Epoch: steps, Name: p.Name, Value: p.Value})
+	}
+	return out, nil
 }

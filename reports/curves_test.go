@@ -36,7 +36,7 @@ func curveFixture() ([]runs.Run, map[int64][]suite.CurvePoint) {
 
 func TestCurveTables(t *testing.T) {
 	rs, curves := curveFixture()
-	tables, err := CurveTables(rs, curves, []string{"loss", "ood_set_precision", "ood_set_size"})
+	tables, err := CurveTables(rs, curves, []string{"loss", "ood_set_precision", "ood_set_size"}, "epoch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestCurveCell(t *testing.T) {
 
 func TestCurveTablesAllNames(t *testing.T) {
 	rs, curves := curveFixture()
-	tables, err := CurveTables(rs[:2], curves, nil)
+	tables, err := CurveTables(rs[:2], curves, nil, "epoch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestCurveTablesAllNames(t *testing.T) {
 func TestCurveTablesSkipsGroupsWithout(t *testing.T) {
 	rs, curves := curveFixture()
 	curves[2] = append(curves[2], suite.CurvePoint{Epoch: 3, Name: "ood_auroc_msp", Value: math.NaN()})
-	tables, err := CurveTables(rs, curves, []string{"ood_auroc_msp"})
+	tables, err := CurveTables(rs, curves, []string{"ood_auroc_msp"}, "epoch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestCurveTablesErrors(t *testing.T) {
 		{"no runs", nil, curves, nil, "none of the 0 selected run(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := CurveTables(tc.rs, tc.curves, tc.names)
+			_, err := CurveTables(tc.rs, tc.curves, tc.names, "epoch")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}
@@ -160,7 +160,7 @@ func TestCurveTablesErrors(t *testing.T) {
 // TestCurveTablesGolden pins the rendered Markdown of the fixture.
 func TestCurveTablesGolden(t *testing.T) {
 	rs, curves := curveFixture()
-	tables, err := CurveTables(rs, curves, []string{"loss", "ood_set_size"})
+	tables, err := CurveTables(rs, curves, []string{"loss", "ood_set_size"}, "epoch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +172,29 @@ func TestCurveTablesGolden(t *testing.T) {
 		buf.WriteString("\n")
 	}
 	golden(t, "curves.md.golden", buf.Bytes())
+}
+
+// TestByStep re-indexes hand-made points by cumulative steps: 4 steps in
+// epochs 1-2, 1 in epoch 3; a point without steps at its epoch takes the
+// last epoch's count; a run without steps is an error.
+func TestByStep(t *testing.T) {
+	pts := []suite.CurvePoint{
+		{Epoch: 1, Name: "steps", Value: 4}, {Epoch: 1, Name: "loss", Value: 1},
+		{Epoch: 2, Name: "steps", Value: 4}, {Epoch: 2, Name: "du_closed_acc", Value: 0.5},
+		{Epoch: 3, Name: "steps", Value: 1}, {Epoch: 3, Name: "loss", Value: 0.5},
+		{Epoch: 0, Name: "ood_set_size", Value: 7},
+	}
+	got, err := ByStep(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{4, 4, 8, 8, 9, 9, 0}
+	for i, p := range got {
+		if p.Epoch != want[i] || p.Name != pts[i].Name || p.Value != pts[i].Value {
+			t.Errorf("point %d = %+v, want step %d of %+v", i, p, want[i], pts[i])
+		}
+	}
+	if _, err := ByStep(pts[1:2]); err == nil {
+		t.Error("no steps curve: no error")
+	}
 }

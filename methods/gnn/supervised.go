@@ -267,7 +267,7 @@ func EpochsFor(steps, n, batchSize int) int {
 
 // FitSupervised trains a classifier on task's labelled graphs for cfg.Steps
 // optimizer steps, logging per epoch (pass over D^l) the mean loss and the
-// steps taken, and predicts task.Eval with the maximum-softmax unknown
+// epoch's steps (curve "steps", as UGNN logs it), and predicts task.Eval with the maximum-softmax unknown
 // score.
 func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) (*suite.Predictions, error) {
 	c, err := NewClassifier(task, cfg)
@@ -284,7 +284,7 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 			return nil, fmt.Errorf("epoch %d: %w", ep, err)
 		}
 		done += n
-		task.Log.Epoch(ep, epochs, map[string]float64{"loss": loss, "steps": float64(done)})
+		task.Log.Epoch(ep, epochs, map[string]float64{"loss": loss, "steps": float64(n)})
 		if cfg.CurveEvery > 0 && (ep%cfg.CurveEvery == 0 || ep == epochs) {
 			if err := c.ReportClasses(ctx, ep); err != nil {
 				return nil, err
