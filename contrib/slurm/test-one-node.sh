@@ -81,7 +81,7 @@ munge --socket="$MUNGE_SOCKET" -n 2>/dev/null | unmunge --socket="$MUNGE_SOCKET"
 
 # Slurm: one node, this machine, with its own configuration, ports, state
 # and logs under $WORK.
-host=$(hostname -s)
+host=$(uname -n | cut -d. -f1)
 ncpu=$(nproc)
 mkdir -p "$WORK/state" "$WORK/spool"
 export SLURM_CONF=$WORK/slurm.conf
