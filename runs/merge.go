@@ -176,7 +176,10 @@ func openReadOnly(path string) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("runs: merge: %w", err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	// A URI filename: '%' and '#' would be read as an escape and a
+	// fragment.
+	uri := strings.NewReplacer("%", "%25", "#", "%23").Replace(path)
+	db, err := sql.Open("sqlite3", "file:"+uri+"?mode=ro&_busy_timeout=10000")
 	if err != nil {
 		return nil, fmt.Errorf("runs: merge: open %s: %w", path, err)
 	}

@@ -152,9 +152,16 @@ func TestMergeUnionAndIdempotent(t *testing.T) {
 		mergeRun{seed: 4, status: StatusInterrupted},
 		mergeRun{seed: 5, status: StatusRunning})
 	out := filepath.Join(dir, "out.db")
+	aBytes, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := Merge(out, []string{a, b})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if after, err := os.ReadFile(a); err != nil || !slices.Equal(aBytes, after) {
+		t.Errorf("merging changed the input %s (%v)", a, err)
 	}
 	want := []MergeInput{{Path: a, Runs: 3, Added: 3}, {Path: b, Runs: 3, Added: 3, Running: 1}}
 	if !reflect.DeepEqual(res, want) {
@@ -370,16 +377,23 @@ func TestMergeBadArguments(t *testing.T) {
 			t.Errorf("Merge(%s, %v): %v, want an error containing %q", c.out, c.inputs, err, c.wantErr)
 		}
 	}
+	// Names SQLite URIs would misread are fine.
+	odd := makeDB(t, dir, "50% #1.db", migrations, mergeRun{seed: 1, status: StatusFinished, acc: 0.5})
+	res, err := Merge(filepath.Join(dir, "o.db"), []string{odd})
+	if err != nil || res[0].Added != 1 {
+		t.Errorf("Merge of %s: %+v, %v; want its run added", odd, res, err)
+	}
 }
 
 // TestMergeFutureSchema merges a schema with a later migration's new
 // column (like a split seed), a table keyed by run (like artifacts) and a
-// free table: Merge carries them without knowing them.
+// free table: Merge carries them without knowing them. The names are
+// the test's own, so that a real later migration does not clash with them.
 func TestMergeFutureSchema(t *testing.T) {
 	future := append(slices.Clone(migrations),
-		`ALTER TABLE runs ADD COLUMN split_seed INTEGER NOT NULL DEFAULT 0;
-		CREATE TABLE artifacts (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, data BLOB);
-		CREATE TABLE notes (k TEXT, v TEXT);`)
+		`ALTER TABLE runs ADD COLUMN test_extra_seed INTEGER NOT NULL DEFAULT 0;
+		CREATE TABLE test_artifacts (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, data BLOB);
+		CREATE TABLE test_notes (k TEXT, v TEXT);`)
 	dir := t.TempDir()
 	a := makeDB(t, dir, "a.db", future, mergeRun{seed: 0, status: StatusFailed}, mergeRun{seed: 1, status: StatusFinished, acc: 0.5})
 	b := makeDB(t, dir, "b.db", future, mergeRun{seed: 0, status: StatusFinished, acc: 0.8}, mergeRun{seed: 2, status: StatusFinished, acc: 0.6})
@@ -389,9 +403,9 @@ func TestMergeFutureSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range []string{
-			`UPDATE runs SET split_seed = seed + 10 * ?`,
-			`INSERT INTO artifacts (run_id, name, data) SELECT id, 'model', CAST(hash || ? AS BLOB) FROM runs`,
-			`INSERT INTO notes VALUES ('shared', NULL), ('file', ?)`,
+			`UPDATE runs SET test_extra_seed = seed + 10 * ?`,
+			`INSERT INTO test_artifacts (run_id, name, data) SELECT id, 'model', CAST(hash || ? AS BLOB) FROM runs`,
+			`INSERT INTO test_notes VALUES ('shared', NULL), ('file', ?)`,
 		} {
 			if _, err := db.Exec(q, i+1); err != nil {
 				t.Fatal(err)
@@ -405,23 +419,25 @@ func TestMergeFutureSchema(t *testing.T) {
 	}
 	got := dump(t, out, false)
 	da, db := dump(t, a, false), dump(t, b, false)
-	// Seed 0 comes from b (finished beats failed): its split_seed and
+	// Seed 0 comes from b (finished beats failed): its test_extra_seed and
 	// artifact are b's.
 	wantRuns := slices.Sorted(slices.Values([]string{da["runs"][rowWith(t, da["runs"], "seed=1")], db["runs"][rowWith(t, db["runs"], "seed=0")], db["runs"][rowWith(t, db["runs"], "seed=2")]}))
 	if !reflect.DeepEqual(got["runs"], wantRuns) {
 		t.Errorf("runs:\n got %v\nwant %v", got["runs"], wantRuns)
 	}
 	for _, line := range got["runs"] {
-		if !strings.Contains(line, "split_seed=") {
-			t.Errorf("merged run lost its split_seed: %s", line)
+		if !strings.Contains(line, "test_extra_seed=") {
+			t.Errorf("merged run lost its test_extra_seed column: %s", line)
 		}
 	}
-	if len(got["artifacts"]) != 3 {
-		t.Errorf("artifacts: %v, want one per merged run", got["artifacts"])
+	h1 := testSpec("m", "d", 1).Hash()
+	wantArt := union(db, without(da, testSpec("m", "d", 0).Hash()))["test_artifacts"]
+	if len(wantArt) != 3 || !reflect.DeepEqual(got["test_artifacts"], wantArt) || !strings.Contains(strings.Join(wantArt, "\n"), h1) {
+		t.Errorf("test_artifacts:\n got %v\nwant %v (a's seed 1, b's seeds 0 and 2)", got["test_artifacts"], wantArt)
 	}
 	wantNotes := []string{"k=file v=1", "k=file v=2", "k=shared v=<nil>"}
-	if !reflect.DeepEqual(got["notes"], wantNotes) {
-		t.Errorf("notes: %v, want %v", got["notes"], wantNotes)
+	if !reflect.DeepEqual(got["test_notes"], wantNotes) {
+		t.Errorf("test_notes: %v, want %v", got["test_notes"], wantNotes)
 	}
 	// Idempotent for the free table too.
 	if _, err := mergeWith(out, []string{a, b}, future); err != nil {
