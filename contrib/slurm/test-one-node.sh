@@ -137,6 +137,7 @@ say "Slurm $(sinfo --version | awk '{print $2}') up on $host with $ncpu CPUs ($(
 # From here on Slurm runs: any problem is a failure.
 say "building bench"
 make -s -C "$ROOT" build >"$WORK/build.log" 2>&1 || fail "make build failed: $(tail -n 5 "$WORK/build.log")"
+say "built bench ($(($(date +%s) - start_time)) s so far)"
 BENCH=$ROOT/bin/bench
 GRID=(--methods wl --datasets Letter-high --ratios low,high --seeds 0-2 --data-dir "$DATA")
 SHARED=$WORK/shared
