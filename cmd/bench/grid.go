@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/spf13/pflag"
-
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/runs"
@@ -20,96 +18,64 @@ import (
 
 var errInterrupted = errors.New("interrupted: finished runs are stored; rerun the same command to resume")
 
-// gridFlags are the flags of `bench grid` (bench slurm parses a grid's
-// flags with them too).
-type gridFlags struct {
-	fs                         *pflag.FlagSet
-	methods, dsets, ratios     *[]string
-	seeds, db, dataDir         *string
-	cacheDir, backend, devices *string
-	classSplit, shard          *string
-	epochs, perDevice          *int
-	sets                       *[]string
-	alpha                      *[]float64
-	testFrac                   *float64
-	dryRun, quiet              *bool
-}
-
-// newGridFlags defines the flags of `bench grid` on a new flag set.
-func newGridFlags() *gridFlags {
-	fs := newFlags("grid", "grid --methods LIST|all --datasets LIST [flags]")
-	return &gridFlags{
-		fs:         fs,
-		methods:    fs.StringSlice("methods", nil, "methods to run, comma-separated, or all (see `bench methods`)"),
-		dsets:      fs.StringSlice("datasets", nil, "datasets to run on, comma-separated (see `bench datasets`)"),
-		ratios:     fs.StringSlice("ratios", []string{"low", "high"}, "labelled ratios: low, high (the dataset's protocol ratios) or numbers in (0,1]"),
-		seeds:      fs.String("seeds", "0,1,2", "seeds: list and/or ranges, e.g. 0,1,2 or 0-4"),
-		epochs:     fs.Int("epochs", 0, "override the epochs of every method that trains, scaling a warm-up alike (0 = each method's default)"),
-		sets:       fs.StringArray("set", nil, "sweep a hyper-parameter: method.param=v1,v2 (method may be *); repeatable"),
-		db:         fs.String("db", "ugbench.db", "SQLite database file of runs"),
-		dataDir:    fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)"),
-		cacheDir:   fs.String("cache-dir", "", "cache of reusable training state, e.g. UGNN warm-ups (default $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\" disables)"),
-		backend:    fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)"),
-		devices:    fs.String("devices", "cpu:1", "device slots: cpu:N (N concurrent runs) or cuda:0,cuda:1"),
-		perDevice:  fs.Int("per-device", 1, "concurrent runs per cuda device"),
-		alpha:      fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4"),
-		classSplit: fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)"),
-		testFrac:   fs.Float64("test-frac", 0, "held-out test fraction scored as test_* metrics (0 = transductive only)"),
-		shard:      fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX"),
-		dryRun:     fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) without running"),
-		quiet:      fs.Bool("quiet", false, "no progress bar; one line per finished run"),
-	}
-}
-
-// specs checks the parsed flags and expands the grid: every spec, and the
-// shard's (all of them without --shard).
-func (g *gridFlags) specs(getenv func(string) string) (all, shard []suite.RunSpec, sh suite.Shard, err error) {
-	if g.fs.NArg() > 0 {
-		return nil, nil, sh, fmt.Errorf("unexpected arguments %q", g.fs.Args())
-	}
-	seedList, err := suite.ParseSeeds(*g.seeds)
-	if err != nil {
-		return nil, nil, sh, fmt.Errorf("--seeds: %w", err)
-	}
-	setMap, err := suite.ParseSets(*g.sets)
-	if err != nil {
-		return nil, nil, sh, err
-	}
-	if *g.classSplit != datasets.ClassSplitFirst && *g.classSplit != datasets.ClassSplitRandom {
-		return nil, nil, sh, fmt.Errorf("--class-split %q: want first or random", *g.classSplit)
-	}
-	if *g.testFrac < 0 || *g.testFrac >= 1 {
-		return nil, nil, sh, fmt.Errorf("--test-frac %g: want a fraction in [0, 1)", *g.testFrac)
-	}
-	if sh, err = suite.ParseShard(*g.shard, getenv); err != nil {
-		return nil, nil, sh, err
-	}
-	all, err = suite.Expand(suite.GridConfig{
-		Methods: *g.methods, Datasets: *g.dsets, Ratios: *g.ratios, Seeds: seedList,
-		Sets: setMap, Epochs: *g.epochs,
-		Protocol: suite.Protocol{ClassSplit: *g.classSplit, TestFrac: *g.testFrac, Alpha: 1},
-		Alphas:   *g.alpha,
-	})
-	if err != nil {
-		return nil, nil, sh, err
-	}
-	return all, sh.Select(all), sh, nil
-}
-
 func runGrid(args []string, stdout io.Writer) error {
-	g := newGridFlags()
-	if err := g.fs.Parse(args); err != nil {
+	fs := newFlags("grid", "grid --methods LIST|all --datasets LIST [flags]")
+	methods := fs.StringSlice("methods", nil, "methods to run, comma-separated, or all (see `bench methods`)")
+	dsets := fs.StringSlice("datasets", nil, "datasets to run on, comma-separated (see `bench datasets`)")
+	ratios := fs.StringSlice("ratios", []string{"low", "high"}, "labelled ratios: low, high (the dataset's protocol ratios) or numbers in (0,1]")
+	seeds := fs.String("seeds", "0,1,2", "seeds: list and/or ranges, e.g. 0,1,2 or 0-4")
+	epochs := fs.Int("epochs", 0, "override the epochs of every method that trains, scaling a warm-up alike (0 = each method's default)")
+	sets := fs.StringArray("set", nil, "sweep a hyper-parameter: method.param=v1,v2 (method may be *); repeatable")
+	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
+	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
+	cacheDir := fs.String("cache-dir", "", "cache of reusable training state, e.g. UGNN warm-ups (default $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\" disables)")
+	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
+	devices := fs.String("devices", "cpu:1", "device slots: cpu:N (N concurrent runs) or cuda:0,cuda:1")
+	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
+	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
+	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
+	testFrac := fs.Float64("test-frac", 0, "held-out test fraction scored as test_* metrics (0 = transductive only)")
+	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) without running")
+	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
+	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	all, specs, shard, err := g.specs(os.Getenv)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	seedList, err := suite.ParseSeeds(*seeds)
+	if err != nil {
+		return fmt.Errorf("--seeds: %w", err)
+	}
+	setMap, err := suite.ParseSets(*sets)
+	if err != nil {
+		return err
+	}
+	if *classSplit != datasets.ClassSplitFirst && *classSplit != datasets.ClassSplitRandom {
+		return fmt.Errorf("--class-split %q: want first or random", *classSplit)
+	}
+	if *testFrac < 0 || *testFrac >= 1 {
+		return fmt.Errorf("--test-frac %g: want a fraction in [0, 1)", *testFrac)
+	}
+	shard, err := suite.ParseShard(*shardFlag, os.Getenv)
+	if err != nil {
+		return err
+	}
+	specs, err := suite.Expand(suite.GridConfig{
+		Methods: *methods, Datasets: *dsets, Ratios: *ratios, Seeds: seedList,
+		Sets: setMap, Epochs: *epochs,
+		Protocol: suite.Protocol{ClassSplit: *classSplit, TestFrac: *testFrac, Alpha: 1},
+		Alphas:   *alpha,
+	})
 	if err != nil {
 		return err
 	}
 	if shard.Count > 1 {
-		fmt.Fprintf(os.Stderr, "grid: shard %s: %d of the grid's %d runs\n", shard, len(specs), len(all))
+		n := len(specs)
+		specs = shard.Select(specs)
+		fmt.Fprintf(os.Stderr, "grid: shard %s: %d of the grid's %d runs\n", shard, len(specs), n)
 	}
-	dsets, db, dataDir, cacheDir, backend := g.dsets, g.db, g.dataDir, g.cacheDir, g.backend
-	devices, perDevice, dryRun, quiet := g.devices, g.perDevice, g.dryRun, g.quiet
 	slots, err := suite.ParseDevices(*devices, *perDevice)
 	if err != nil {
 		return err

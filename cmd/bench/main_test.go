@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,5 +284,29 @@ func TestSlurmFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "logs")); err != nil {
 		t.Errorf("bench slurm did not make the log directory: %v", err)
+	}
+
+	// The shard sizes bench slurm reports are those of bench grid --shard.
+	grid = append(grid, "--ratios", "low,high", "--set", "wl.iterations=2,3")
+	for _, n := range []int{1, 3, 4} {
+		sizes, err := shardSizes(grid, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for i, got := range sizes {
+			var out bytes.Buffer
+			db := filepath.Join(tmp, fmt.Sprintf("dry%d-%d.db", n, i))
+			if err := runGrid(append(slices.Clone(grid), "--dry-run", "--db", db, "--shard", fmt.Sprintf("%d/%d", i, n)), &out); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("%d runs, %d to do", got, got); !strings.Contains(out.String(), want) {
+				t.Errorf("shard %d/%d: bench slurm counts %d runs, bench grid --dry-run says\n%s", i, n, got, out.String())
+			}
+			total += got
+		}
+		if total != 12 {
+			t.Errorf("%d shards hold %d runs, want 12 (2 ratios × 3 seeds × 2 iterations)", n, total)
+		}
 	}
 }

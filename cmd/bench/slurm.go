@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ugbench/ugbench/datasets"
@@ -37,28 +39,23 @@ func runSlurm(args []string, stdout io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("--shards: give the number of array tasks, e.g. --shards 8")
 	}
-	gridArgs := fs.Args()
-	// Check the grid's flags as bench grid would, and show the split.
-	g := newGridFlags()
-	if err := g.fs.Parse(gridArgs); err != nil {
-		return fmt.Errorf("grid flags: %w", err)
-	}
-	for _, name := range []string{"db", "shard"} {
-		if g.fs.Changed(name) {
-			return fmt.Errorf("grid flag --%s: the script sets it (each shard writes its own database)", name)
+	gridArgs := slices.Clone(fs.Args())
+	for _, name := range []string{"--db", "--shard"} {
+		if hasFlag(gridArgs, name) {
+			return fmt.Errorf("grid flag %s: the script sets it (each shard writes its own database)", name)
 		}
 	}
-	if g.fs.Changed("dry-run") {
-		return fmt.Errorf("grid flag --dry-run: use `bench grid --dry-run --shard I/N` to see a shard's runs")
+	if hasFlag(gridArgs, "--dry-run") {
+		return fmt.Errorf("grid flag --dry-run: see a shard's runs with `bench grid --dry-run --shard I/N`")
 	}
-	all, _, _, err := g.specs(os.Getenv)
+	sizes, err := shardSizes(gridArgs, *shards)
 	if err != nil {
-		return fmt.Errorf("grid flags: %w", err)
+		return err
 	}
-	if !g.fs.Changed("devices") {
+	if !hasFlag(gridArgs, "--devices") {
 		gridArgs = append(gridArgs, "--devices", fmt.Sprintf("cpu:%d", *cpus))
 	}
-	if !g.fs.Changed("data-dir") {
+	if !hasFlag(gridArgs, "--data-dir") {
 		// The nodes may not have this shell's environment or directory.
 		abs, err := filepath.Abs(datasets.DataDir(""))
 		if err != nil {
@@ -95,10 +92,6 @@ func runSlurm(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(filepath.Join(absDir, "logs"), 0o755); err != nil {
 		return fmt.Errorf("--dir: %w", err)
 	}
-	sizes := make([]int, *shards)
-	for i := range sizes {
-		sizes[i] = len(suite.Shard{Index: i, Count: *shards}.Select(all))
-	}
 	where := "standard output"
 	if *output != "" {
 		if err := os.WriteFile(*output, []byte(script), 0o755); err != nil {
@@ -109,6 +102,69 @@ func runSlurm(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "slurm: %d runs in %d shards (%d to %d runs each; shard sizes %s); script on %s; submit it with `bash FILE`\n",
-		len(all), *shards, slices.Min(sizes), slices.Max(sizes), strings.Trim(fmt.Sprint(sizes), "[]"), where)
+		sum(sizes), *shards, slices.Min(sizes), slices.Max(sizes), strings.Trim(fmt.Sprint(sizes), "[]"), where)
 	return nil
+}
+
+// shardSizes checks the grid flags gridArgs as bench grid does, with a dry
+// run on a scratch database, and counts the runs of each of n shards from
+// the config hashes it lists.
+func shardSizes(gridArgs []string, n int) ([]int, error) {
+	scratch, err := os.MkdirTemp("", "bench-slurm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	var list bytes.Buffer
+	if err := runGrid(append(slices.Clone(gridArgs), "--dry-run", "--db", filepath.Join(scratch, "dry.db")), &list); err != nil {
+		return nil, fmt.Errorf("grid flags: %w", err)
+	}
+	sizes := make([]int, n)
+	found, total := 0, -1
+	for _, line := range strings.Split(list.String(), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 1 && isHash(f[0]):
+			found++
+			for i := range sizes {
+				if (suite.Shard{Index: i, Count: n}).Contains(f[0]) {
+					sizes[i]++
+				}
+			}
+		case len(f) > 1 && f[1] == "runs,":
+			total, _ = strconv.Atoi(f[0])
+		}
+	}
+	if found != total {
+		return nil, fmt.Errorf("grid flags: read %d config hashes from the dry run, which lists %d runs", found, total)
+	}
+	return sizes, nil
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// hasFlag reports whether args set the long flag name ("--name" or
+// "--name=value").
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// isHash reports whether s looks like a config hash (RunSpec.Hash).
+func isHash(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	_, err := strconv.ParseUint(s, 16, 64)
+	return err == nil
 }
