@@ -38,6 +38,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	testFrac := fs.Float64("test-frac", suite.DefaultTestFrac, "held-out test fraction of every class; the headline metrics are the test set's")
 	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) without running")
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
+	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,6 +66,10 @@ func runGrid(args []string, stdout io.Writer) error {
 	if !(*testFrac > 0 && *testFrac < 1) {
 		return fmt.Errorf("--test-frac %g: want a fraction in (0, 1)", *testFrac)
 	}
+	shard, err := suite.ParseShard(*shardFlag, os.Getenv)
+	if err != nil {
+		return err
+	}
 	specs, err := suite.Expand(suite.GridConfig{
 		Methods: *methods, Datasets: *dsets, Ratios: *ratios, SplitSeeds: splitList, Seeds: seedList,
 		Sets: setMap, Steps: *steps,
@@ -73,6 +78,11 @@ func runGrid(args []string, stdout io.Writer) error {
 	})
 	if err != nil {
 		return err
+	}
+	if shard.Count > 1 {
+		n := len(specs)
+		specs = shard.Select(specs)
+		fmt.Fprintf(os.Stderr, "grid: shard %s: %d of the grid's %d runs\n", shard, len(specs), n)
 	}
 	slots, err := suite.ParseDevices(*devices, *perDevice)
 	if err != nil {

@@ -2,6 +2,8 @@
 // universal graph classification (UGNN paper reproduction).
 //
 //	bench grid     run methods × datasets × ratios × seeds into a SQLite DB
+//	bench merge    combine run databases (e.g. a grid's shards) into one
+//	bench slurm    write a Slurm job-array script that runs a grid in shards
 //	bench report   print the paper's tables (accuracy, f1, ablation, metric)
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
@@ -29,6 +31,8 @@ type command struct {
 
 var commands = []command{
 	{"grid", "run methods × datasets × ratios × seeds, storing every run", runGrid},
+	{"merge", "combine run databases, e.g. the shards of a grid: merge OUT.db IN.db...", runMerge},
+	{"slurm", "write an sbatch job-array script running a grid in shards, then merging them", runSlurm},
 	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},

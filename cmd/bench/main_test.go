@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,5 +181,133 @@ func TestBadInput(t *testing.T) {
 	err := runReport([]string{"accuracy", "--db", filepath.Join(t.TempDir(), "missing.db")}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "--db") {
 		t.Errorf("report on a missing db: %v", err)
+	}
+}
+
+// TestShardedGridMerge runs wl on real Letter-high (2 ratios × 3 seeds) as
+// three shards into three databases, merges them, and checks that the
+// merged database gives the same report tables as the grid run unsharded,
+// and that merging again changes nothing.
+func TestShardedGridMerge(t *testing.T) {
+	dir := datasetstest.Dir()
+	if dir == "" {
+		t.Skip("no data directory")
+	}
+	tmp := t.TempDir()
+	grid := []string{"--methods", "wl", "--datasets", "Letter-high", "--ratios", "low,high", "--seeds", "0-2", "--data-dir", dir, "--quiet"}
+	var out bytes.Buffer
+	if err := runGrid(append(grid, "--db", filepath.Join(tmp, "all.db")), &out); err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(tmp, "merged.db")
+	mergeArgs := []string{merged}
+	total := 0
+	for i := 0; i < 3; i++ {
+		db := filepath.Join(tmp, fmt.Sprintf("shard%d.db", i))
+		if err := runGrid(append(grid, "--db", db, "--shard", fmt.Sprintf("%d/3", i)), &out); err != nil {
+			t.Fatal(err)
+		}
+		store, err := runs.Open(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := store.List(runs.Filter{})
+		store.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(rs)
+		mergeArgs = append(mergeArgs, db)
+	}
+	if total != 6 {
+		t.Errorf("the shards ran %d runs, want 6", total)
+	}
+	report := func(db string) string {
+		var b bytes.Buffer
+		for _, table := range [][]string{{"accuracy"}, {"f1"}, {"metric", "ood_auroc"}} {
+			if err := runReport(append(table, "--db", db, "--format", "csv"), &b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.String()
+	}
+	want := report(filepath.Join(tmp, "all.db"))
+	for pass := 0; pass < 2; pass++ {
+		out.Reset()
+		if err := runMerge(mergeArgs, &out); err != nil {
+			t.Fatal(err)
+		}
+		if pass == 1 && strings.Count(out.String(), "0 added, 0 replaced") != 3 {
+			t.Errorf("merging again changed runs:\n%s", out.String())
+		}
+		if got := report(merged); got != want {
+			t.Errorf("merge %d: report of the merged shards\n%s\nwant (unsharded)\n%s", pass+1, got, want)
+		}
+	}
+	if strings.Count(want, "wl,Letter-high,") != 6 || strings.Count(want, ",3\n") != 6 {
+		t.Errorf("the reports compare little:\n%s", want)
+	}
+}
+
+func TestSlurmFlags(t *testing.T) {
+	tmp := t.TempDir()
+	grid := []string{"--methods", "wl", "--datasets", "Letter-high", "--seeds", "0-2"}
+	cases := []struct {
+		args    []string
+		wantErr string
+	}{
+		{append([]string{"--dir", tmp, "--"}, grid...), "--shards"},
+		{append([]string{"--shards", "2", "--dir", tmp, "--", "--db", "x.db"}, grid...), "grid flag --db"},
+		{append([]string{"--shards", "2", "--dir", tmp, "--", "--shard", "0/2"}, grid...), "grid flag --shard"},
+		{[]string{"--shards", "2", "--dir", tmp, "--", "--methods", "no-such-method", "--datasets", "Letter-high"}, "no-such-method"},
+		{append([]string{"--shards", "2", "--dir", tmp, "--", "--seeds", "x"}, grid[:4]...), "--seeds"},
+	}
+	for _, c := range cases {
+		var out bytes.Buffer
+		if err := runSlurm(c.args, &out); err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("bench slurm %q: %v, want an error containing %q", c.args, err, c.wantErr)
+		}
+	}
+	script := filepath.Join(tmp, "grid.sh")
+	var out bytes.Buffer
+	args := append([]string{"--shards", "4", "--dir", tmp, "--cpus-per-task", "2", "-o", script, "--"}, grid...)
+	if err := runSlurm(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --array=0-3", "#SBATCH --cpus-per-task=2", "--devices cpu:2", "--seeds 0-2", "DB=" + filepath.Join(tmp, "ugbench.db")} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("script lacks %q:\n%s", want, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "logs")); err != nil {
+		t.Errorf("bench slurm did not make the log directory: %v", err)
+	}
+
+	// The shard sizes bench slurm reports are those of bench grid --shard.
+	grid = append(grid, "--ratios", "low,high", "--set", "wl.iterations=2,3")
+	for _, n := range []int{1, 3, 4} {
+		sizes, err := shardSizes(grid, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for i, got := range sizes {
+			var out bytes.Buffer
+			db := filepath.Join(tmp, fmt.Sprintf("dry%d-%d.db", n, i))
+			if err := runGrid(append(slices.Clone(grid), "--dry-run", "--db", db, "--shard", fmt.Sprintf("%d/%d", i, n)), &out); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("%d runs, %d to do", got, got); !strings.Contains(out.String(), want) {
+				t.Errorf("shard %d/%d: bench slurm counts %d runs, bench grid --dry-run says\n%s", i, n, got, out.String())
+			}
+			total += got
+		}
+		if total != 12 {
+			t.Errorf("%d shards hold %d runs, want 12 (2 ratios × 3 seeds × 2 iterations)", n, total)
+		}
 	}
 }
