@@ -85,7 +85,7 @@ type Classifier struct {
 	backend  compute.Backend
 	store    *model.Store
 	train    *model.Exec
-	predict  *model.Exec
+	predict  *Predictor
 	features *Features
 	task     *suite.Task
 }
@@ -124,14 +124,10 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	if err != nil {
 		return nil, err
 	}
-	c.predict, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
+	c.predict = NewPredictor(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
 		return []*Node{Softmax(c.logits(scope, in[0], in[1], in[2]), -1)}
 	})
-	if err != nil {
-		return nil, err
-	}
 	c.train.SetMaxCache(-1)
-	c.predict.SetMaxCache(-1)
 	return c, nil
 }
 
@@ -186,6 +182,7 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 			args = append(args, x, a, m, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
 		}
 		out, err := c.train.Exec(args...)
+		c.predict.WeightsChanged()
 		if err != nil {
 			return 0, 0, fmt.Errorf("train step: %w", err)
 		}

@@ -23,7 +23,7 @@ type network struct {
 	opt     optimizer.Interface
 	warm    *model.Exec
 	semis   map[int]*model.Exec // by number of labelled chunks
-	predict *model.Exec
+	predict *gnn.Predictor      // reads the current weights (see gnn.Predictor)
 }
 
 // encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
@@ -95,15 +95,11 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	if err != nil {
 		return nil, err
 	}
-	n.predict, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+	n.predict = gnn.NewPredictor(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
 		logits, zn := n.forward(scope, in[0], in[1], in[2])
 		return []*Node{Softmax(logits, -1), zn}
 	})
-	if err != nil {
-		return nil, err
-	}
 	n.warm.SetMaxCache(-1)
-	n.predict.SetMaxCache(-1)
 	return n, nil
 }
 

@@ -290,6 +290,7 @@ func (r *run) labelledStep(ctx context.Context, idx []int) (loss, ce float64, er
 	}
 	args, _ := r.labelledBatch(idx)
 	out, err := r.net.warm.Exec(args...)
+	r.net.predict.WeightsChanged()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -354,7 +355,9 @@ func (r *run) warmup(ctx context.Context) error {
 	}
 	defer unlock()
 	if curves, ok := readWarmupCurves(dir, warmupEpochs(r.cfg, len(r.task.Labelled))); ok {
-		if _, err := checkpoint.Load(r.net.store).Dir(dir).Done(); err != nil {
+		_, err := checkpoint.Load(r.net.store).Dir(dir).Done()
+		r.net.predict.WeightsChanged()
+		if err != nil {
 			return fmt.Errorf("load warm-up checkpoint %s: %w", dir, err)
 		}
 		for _, values := range curves {
@@ -683,6 +686,7 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 			return nil, err
 		}
 		out, err := semi.Exec(args...)
+		r.net.predict.WeightsChanged()
 		if err != nil {
 			return nil, err
 		}
