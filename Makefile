@@ -16,7 +16,7 @@ DATA ?= $(shell if [ -d ../shared/datasets ]; then echo ../shared/datasets; else
 DB ?= demo.db
 DEMO_GRID = --methods gin-topk,wl --datasets Letter-high --ratios low,high --seeds 0,1,2
 
-.PHONY: build demo test slurm-test bench fuzz vet clean
+.PHONY: build demo results test slurm-test bench fuzz vet clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/bench ./cmd/bench
@@ -28,6 +28,12 @@ demo: build
 	./bin/bench grid $(DEMO_GRID) --db $(DB) --data-dir $(DATA)
 	./bin/bench report accuracy --db $(DB)
 	./bin/bench report f1 --db $(DB)
+
+# The results document from a database of runs (README: Results):
+# make results RESULTS_DB=/path/to/runs.db
+RESULTS_DB ?= $(DB)
+results: build
+	./bin/bench report results --db $(RESULTS_DB) > RESULTS.md
 
 test: vet
 	UGBENCH_DATA=$(abspath $(DATA)) $(GO) test -count=1 -timeout 25m ./...

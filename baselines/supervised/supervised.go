@@ -98,6 +98,11 @@ func (m backbone) Defaults() suite.Params {
 	return p
 }
 
+// LegacyParams: curve_every (added with protocol v2) only reports D^u's
+// accuracy during training and changes nothing a run computes, so at 0
+// it hashes as if absent.
+func (m backbone) LegacyParams() suite.Params { return suite.Params{"curve_every": 0} }
+
 // Fit trains the row on task's labelled graphs (gnn.FitSupervised) and
 // predicts task.Eval with the maximum-softmax unknown score.
 func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {

@@ -136,8 +136,13 @@ func (m method) Defaults() suite.Params {
 	}
 }
 
+// LegacyParams: curve_every (added with protocol v2) only reports D^u's
+// accuracy during training and changes nothing a run computes, so at 0
+// it hashes as if absent.
+func (m method) LegacyParams() suite.Params { return suite.Params{"curve_every": 0} }
+
 // configFrom reads and validates the Config of params p (classes known
-// classes); Cycles comes back capped at the epochs after warm-up (see
+// classes); Cycles comes back capped at the semi-supervised steps (see
 // Config).
 func configFrom(p suite.Params, classes int) (Config, error) {
 	c := Config{
