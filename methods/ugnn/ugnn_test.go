@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -944,4 +945,50 @@ func TestUGNNLetterHigh(t *testing.T) {
 		}
 	}
 	t.Logf("loss %v, ood size %v, metrics %v, %.1fs", loss, points(res, "ood_set_size"), res.Metrics, res.Seconds)
+}
+
+// TestPredictionsFollowTraining: UGNN predicts between training steps (the
+// OOD scoring of every cycle); a prediction after more training must see
+// the new weights (gnn.Predictor), for the warm-up step and the semi step.
+func TestPredictionsFollowTraining(t *testing.T) {
+	lt := newLetterTask(t)
+	var reported [][]int
+	r := startRun(t, lt.task(lt.params(1), 1, &reported), Variants[0])
+	ctx := context.Background()
+	views := make([]view, 32)
+	for i := range views {
+		views[i] = r.wholeView(lt.split.Unlabelled[i])
+	}
+	predict := func() [][]float32 {
+		probs, _, err := r.predictViews(ctx, views)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return probs
+	}
+	before := predict()
+	rng := rand.New(rand.NewPCG(1, 2))
+	if _, err := r.labelledEpoch(ctx, rng, 2); err != nil {
+		t.Fatal(err)
+	}
+	afterWarm := predict()
+	protos, err := r.cycleStart(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.semiEpoch(ctx, rng, protos, 2); err != nil {
+		t.Fatal(err)
+	}
+	afterSemi := predict()
+	for name, pair := range map[string][2][][]float32{"warm-up": {before, afterWarm}, "semi": {afterWarm, afterSemi}} {
+		same := true
+		for i := range pair[0] {
+			if !slices.Equal(pair[0][i], pair[1][i]) {
+				same = false
+			}
+		}
+		if same {
+			t.Errorf("predictions unchanged by two %s steps: stale weights", name)
+		}
+	}
 }
