@@ -112,16 +112,17 @@ func (r *run) predictViews(ctx context.Context, views []view) (probs, emb [][]fl
 	}
 	sort.SliceStable(order, func(a, b int) bool { return views[order[a]].g.NumNodes < views[order[b]].g.NumNodes })
 	probs, emb = make([][]float32, len(views)), make([][]float32, len(views))
-	for start := 0; start < len(order); start += r.cfg.BatchSize {
+	size := max(r.cfg.BatchSize, r.cfg.UnlabelledBatch) // predictions do not depend on it
+	for start := 0; start < len(order); start += size {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		part := order[start:min(start+r.cfg.BatchSize, len(order))]
+		part := order[start:min(start+size, len(order))]
 		batch := make([]view, len(part))
 		for i, j := range part {
 			batch[i] = views[j]
 		}
-		out, err := r.net.predict.Exec(batchTensors(r.viewBatch(batch, r.cfg.BatchSize), nil)...)
+		out, err := r.net.predict.Exec(batchTensors(r.viewBatch(batch, size), nil)...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("predict: %w", err)
 		}
@@ -225,7 +226,7 @@ func totalEpochs(c Config, nl, nu int) int {
 	n := warmupEpochs(c, nl)
 	if c.SemiSteps > 0 {
 		for t := 1; t <= c.Cycles; t++ {
-			n += gnn.EpochsFor(cycleSteps(c, t), nu, c.BatchSize)
+			n += gnn.EpochsFor(cycleSteps(c, t), nu, c.UnlabelledBatch)
 		}
 	}
 	return n
@@ -592,10 +593,11 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 }
 
 // semiSchedule draws one epoch of the semi-supervised phase (Algorithm 1,
-// lines 5–7): the unlabelled graphs in shuffled order, taken BatchSize at a
-// time, one optimizer step each, and the labelled batches; step s pairs the
-// s-th unlabelled batch with labelled batch s mod len(lab). An epoch thus
-// has ⌈|D^u|/BatchSize⌉ steps, whatever |D^l|.
+// lines 5–7): the unlabelled graphs in shuffled order, taken
+// UnlabelledBatch at a time, one optimizer step each, and the labelled
+// batches of BatchSize; step s pairs the s-th unlabelled batch with
+// labelled batch s mod len(lab). An epoch thus has
+// ⌈|D^u|/UnlabelledBatch⌉ steps, whatever |D^l|.
 func (r *run) semiSchedule(rng *rand.Rand) (un []int, lab [][]int, err error) {
 	un = slices.Clone(r.task.Unlabelled)
 	rng.Shuffle(len(un), func(i, j int) { un[i], un[j] = un[j], un[i] })
@@ -618,7 +620,7 @@ func (r *run) pairedLabelledEpoch(ctx context.Context, rng *rand.Rand, limit int
 	}
 	var loss, ce float64
 	steps := 0
-	for start := 0; start < len(un) && steps < limit; start += r.cfg.BatchSize {
+	for start := 0; start < len(un) && steps < limit; start += r.cfg.UnlabelledBatch {
 		l, c, err := r.labelledStep(ctx, lab[steps%len(lab)])
 		if err != nil {
 			return nil, err
@@ -654,8 +656,8 @@ func (r *run) semiInputs(lab, part []int, protos [][]float32) (args []any, kl in
 			v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
 			v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
 		}
-		b1 := r.viewBatch(v1, r.cfg.BatchSize)
-		b2 := r.viewBatch(v2, r.cfg.BatchSize)
+		b1 := r.viewBatch(v1, r.cfg.UnlabelledBatch)
+		b2 := r.viewBatch(v2, r.cfg.UnlabelledBatch)
 		args = append(args, batchTensors(b1, nil)...)
 		args = append(args, batchTensors(b2, nil)...)
 		args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B))
@@ -675,11 +677,11 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 	}
 	var loss, ce, lu float64
 	steps := 0
-	for start := 0; start < len(un) && steps < limit; start += r.cfg.BatchSize {
+	for start := 0; start < len(un) && steps < limit; start += r.cfg.UnlabelledBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		part := un[start:min(start+r.cfg.BatchSize, len(un))]
+		part := un[start:min(start+r.cfg.UnlabelledBatch, len(un))]
 		args, kl, chunks := r.semiInputs(lab[steps%len(lab)], part, protos)
 		semi, err := r.net.semi(kl)
 		if err != nil {

@@ -69,21 +69,25 @@ type Config struct {
 	WarmupFrac                    float64 // 0.5
 	Cycles                        int     // T = 5 (capped at SemiSteps)
 	CurveEvery                    int     // report D^u classes every N epochs (0 = never)
-	BatchSize                     int
-	LR                            float64
-	Hidden, Layers                int
-	PoolRatio                     float64
-	Classes                       int
-	Subgraphs                     int     // I = 3
-	NodeDrop, EdgeDrop            float64 // 0.2, 0.2
-	UnknownPrototypes             int     // R = 3
-	Alpha                         float64 // OOD multiplier α: the protocol's (Task.Alpha)
-	SinkhornEps                   float64 // ε = 0.05
-	SinkhornIters                 int     // 3
-	Tau                           float64 // τ = 0.1
-	Eta                           float64 // η = 0.99
-	SupConTau, SupConWeight       float64
-	KMeansIters                   int
+	// BatchSize is the labelled batch of every supervised step (warm-up
+	// and semi-supervised); UnlabelledBatch the batch of unlabelled graphs
+	// of a semi-supervised step (the paper's 256), over which Sinkhorn-Knopp
+	// balances the prototypes.
+	BatchSize, UnlabelledBatch int
+	LR                         float64
+	Hidden, Layers             int
+	PoolRatio                  float64
+	Classes                    int
+	Subgraphs                  int     // I = 3
+	NodeDrop, EdgeDrop         float64 // 0.2, 0.2
+	UnknownPrototypes          int     // R = 3
+	Alpha                      float64 // OOD multiplier α: the protocol's (Task.Alpha)
+	SinkhornEps                float64 // ε = 0.05
+	SinkhornIters              int     // 3
+	Tau                        float64 // τ = 0.1
+	Eta                        float64 // η = 0.99
+	SupConTau, SupConWeight    float64
+	KMeansIters                int
 	// Chunks splits every batch into size-sorted chunks padded separately
 	// (gnn.SizeChunks; same loss and gradient, less padding).
 	Chunks int
@@ -127,7 +131,7 @@ func (m method) Doc() string  { return m.v.Doc }
 // Defaults are PROTOCOL §5's, shared by all five variants.
 func (m method) Defaults() suite.Params {
 	return suite.Params{
-		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 256, "lr": 1e-3, "curve_every": 0,
+		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 256, "unlabelled_batch_size": 256, "lr": 1e-3, "curve_every": 0,
 		"hidden": 128, "layers": 2, "pool_ratio": 0.8,
 		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
 		"unknown_prototypes": 3,
@@ -138,8 +142,11 @@ func (m method) Defaults() suite.Params {
 
 // LegacyParams: curve_every (added with protocol v2) only reports D^u's
 // accuracy during training and changes nothing a run computes, so at 0
-// it hashes as if absent.
-func (m method) LegacyParams() suite.Params { return suite.Params{"curve_every": 0} }
+// it hashes as if absent; unlabelled_batch_size (added with it) was
+// batch_size before, 256.
+func (m method) LegacyParams() suite.Params {
+	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256}
+}
 
 // configFrom reads and validates the Config of params p (classes known
 // classes); Cycles comes back capped at the semi-supervised steps (see
@@ -147,7 +154,7 @@ func (m method) LegacyParams() suite.Params { return suite.Params{"curve_every":
 func configFrom(p suite.Params, classes int) (Config, error) {
 	c := Config{
 		Steps: p.Int("steps"), WarmupFrac: p.Float("warmup_frac"), Cycles: p.Int("cycles"), CurveEvery: p.Int("curve_every"),
-		BatchSize: p.Int("batch_size"), LR: p.Float("lr"), Hidden: p.Int("hidden"), Layers: p.Int("layers"),
+		BatchSize: p.Int("batch_size"), UnlabelledBatch: p.Int("unlabelled_batch_size"), LR: p.Float("lr"), Hidden: p.Int("hidden"), Layers: p.Int("layers"),
 		PoolRatio: p.Float("pool_ratio"), Classes: classes, Subgraphs: p.Int("subgraphs"),
 		NodeDrop: p.Float("node_drop"), EdgeDrop: p.Float("edge_drop"), UnknownPrototypes: p.Int("unknown_prototypes"),
 		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
@@ -171,6 +178,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("sinkhorn_eps, tau and supcon_tau must be > 0")
 	case c.Eta < 0 || c.Eta > 1:
 		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
+	case c.UnlabelledBatch < 2:
+		return c, fmt.Errorf("unlabelled_batch_size %d: must be ≥ 2", c.UnlabelledBatch)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
 	}

@@ -278,7 +278,7 @@ func tinyParams() suite.Params {
 	// 8 warm-up steps (2 epochs over Letter-high low's 240 labelled graphs
 	// at batch 64), then 2 cycles of 28 steps (a pass over the 1,560
 	// unlabelled graphs, 25 steps, and 3 steps of a second pass).
-	return suite.Params{"steps": 64, "warmup_frac": 0.125, "cycles": 2, "hidden": 16, "layers": 1, "batch_size": 64, "subgraphs": 2}
+	return suite.Params{"steps": 64, "warmup_frac": 0.125, "cycles": 2, "hidden": 16, "layers": 1, "batch_size": 64, "unlabelled_batch_size": 64, "subgraphs": 2}
 }
 
 // tinyRuns runs the five variants once (no warm-up cache) with the tiny
@@ -908,7 +908,7 @@ func TestUGNNLetterHigh(t *testing.T) {
 	r := &suite.Runner{DataDir: dir, Backend: "go"}
 	// 40 warm-up steps (10 epochs of 4), then 2 cycles of 51 steps (3
 	// epochs of 25, 25 and 1 over the 1,560 unlabelled graphs).
-	p := suite.Params{"steps": 142, "warmup_frac": 40.0 / 142, "cycles": 2, "hidden": 32, "batch_size": 64}
+	p := suite.Params{"steps": 142, "warmup_frac": 40.0 / 142, "cycles": 2, "hidden": 32, "batch_size": 64, "unlabelled_batch_size": 64}
 	res := runSpec(t, r, "ugnn", 0, p)
 	loss := points(res, "loss")
 	if len(loss) != 16 {
