@@ -215,12 +215,17 @@ func TopKSelection(s *Node, k int) *Node {
 
 // MeanMaxReadout is the graph readout mean‖max over real nodes:
 // h [B, N, D], mask [B, N] → [B, 2D]. Every graph has ≥ 1 real node (padding
-// slots hold one zero node), so neither reduction is empty.
+// slots hold one zero node), so neither reduction is empty. The max runs
+// over h + (mask − 1)·10³⁰: real rows are h exactly, padding rows −10³⁰, so
+// the max and its gradient are MaskedReduceMax's, without its Where over
+// [B, N, D] (whose gradient adds two more in the Go backend's generic,
+// element-by-element broadcast path).
 func MeanMaxReadout(h, mask *Node) *Node {
 	m := InsertAxes(mask, -1)
 	count := ReduceSum(m, 1) // [B, 1]
 	mean := Div(ReduceSum(Mul(h, m), 1), count)
-	maxv := MaskedReduceMax(h, BroadcastToShape(GreaterThan(m, ScalarZero(h.Graph(), m.DType())), h.Shape()), 1)
+	penalty := StopGradient(MulScalar(OneMinus(m), -1e30)) // [B, N, 1]
+	maxv := ReduceMax(Add(h, penalty), 1)
 	return Concatenate([]*Node{mean, maxv}, -1)
 }
 

@@ -355,3 +355,47 @@ func TestLinearKnownAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestMeanMaxReadout checks the readout's value and its gradient on graphs
+// with negative features and junk in the padding rows: mean and max run over
+// the real nodes only, the mean's gradient is 1/count on real rows, the
+// max's goes to the arg max, and padding rows get none.
+func TestMeanMaxReadout(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		h, mask        []float32 // h [2, 3, 2], mask [2, 3]
+		want, wantGrad []float32 // [2, 4]; d(Σ out)/dh [2, 3, 2]
+	}{
+		{
+			name: "negative-and-junk-padding",
+			h:    []float32{-1, -4, -3, 2, 100, 100, -2, -5, 50, 50, 60, 60},
+			mask: []float32{1, 1, 0, 1, 0, 0},
+			want: []float32{-2, -1, -1, 2, -2, -5, -2, -5},
+			// graph 0: mean ½ each + max on row 0 (col 0) and row 1 (col 1); graph 1: one node.
+			wantGrad: []float32{1.5, 0.5, 0.5, 1.5, 0, 0, 2, 2, 0, 0, 0, 0},
+		},
+		{
+			name: "all-real",
+			h:    []float32{1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 1},
+			mask: []float32{1, 1, 1, 1, 1, 1},
+			want: []float32{3, 2, 5, 4, 0, 1.0 / 3, 0, 1},
+			// graph 1, column 0: a three-way tie at 0, each tied node gets the max's full gradient.
+			wantGrad: []float32{1.0 / 3, 1.0 / 3, 1.0 / 3, 4.0 / 3, 4.0 / 3, 1.0 / 3, 4.0 / 3, 1.0 / 3, 4.0 / 3, 1.0 / 3, 4.0 / 3, 4.0 / 3},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outs := MustExecOnceN(testBackend(t), func(h, mask *Node) []*Node {
+				r := MeanMaxReadout(h, mask)
+				return []*Node{r, Gradient(ReduceAllSum(r), h)[0]}
+			}, tensors.FromFlatDataAndDimensions(c.h, 2, 3, 2), tensors.FromFlatDataAndDimensions(c.mask, 2, 3))
+			for k, want := range [][]float32{c.want, c.wantGrad} {
+				got := tensors.MustCopyFlatData[float32](outs[k])
+				for j := range want {
+					if math.Abs(float64(got[j]-want[j])) > 1e-6 {
+						t.Fatalf("%s = %v, want %v", []string{"readout", "gradient"}[k], got, want)
+					}
+				}
+			}
+		})
+	}
+}
