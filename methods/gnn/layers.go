@@ -5,11 +5,14 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX's idiom for graph-building code
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/nn"
 )
 
 // ParamSeed is the store parameter holding the run's seed; every variable's
@@ -52,17 +55,29 @@ func uniformVariable(scope *model.Scope, g *Graph, name string, bound float64, d
 // Linear is y = x·W + b over the last axis of x: x [..., in] → y [..., out].
 // W [in, out] and b [out] are initialised ~ U(−1/√in, 1/√in), PyTorch's
 // nn.Linear default (GoMLX's He init made readouts over large graphs start
-// at huge losses, GOMLX-NOTES).
+// at huge losses, GOMLX-NOTES). It runs as one fused dense op (nn.Dense):
+// the pure-Go backend computes its gradient in one pass (blocked transpose
+// of x, two matmuls, bias sum) where MatMul's generic gradient made
+// element-by-element transposes of x, W and the output gradient.
 func Linear(scope *model.Scope, x *Node, out int) *Node {
+	return linear(scope, x, out, activation.TypeNone)
+}
+
+// LinearReLU is ReLU(x·W + b), Linear with the ReLU fused into the same
+// backend op (one pass forward, one backward). Its gradient is 0 where
+// x·W + b ≤ 0 (at exactly 0 too, as PyTorch's; ReLU's is 1 there).
+// x [..., in] → [..., out].
+func LinearReLU(scope *model.Scope, x *Node, out int) *Node {
+	return linear(scope, x, out, activation.TypeRelu)
+}
+
+func linear(scope *model.Scope, x *Node, out int, act activation.Type) *Node {
 	g := x.Graph()
 	in := x.Shape().Dim(-1)
 	bound := 1 / math.Sqrt(float64(in))
 	w := uniformVariable(scope, g, "weights", bound, in, out)
 	b := uniformVariable(scope, g, "biases", bound, out)
-	dims := x.Shape().Clone().Dimensions
-	dims[len(dims)-1] = out
-	y := MatMul(Reshape(x, -1, in), w)
-	return Reshape(Add(y, InsertAxes(b, 0)), dims...)
+	return nn.Dense(x, w, b, compute.DenseLayoutInputOutputs, act)
 }
 
 // ReLU is max(x, 0), written as Where(x < 0, 0, x): the same values as
@@ -74,13 +89,19 @@ func ReLU(x *Node) *Node {
 	return Where(LessThan(x, ScalarZero(x.Graph(), x.DType())), ScalarZero(x.Graph(), x.DType()), x)
 }
 
-// MLP is Linear → ReLU → … → Linear with the given layer widths; the last
-// layer has no activation.
+// MLP is LinearReLU → … → LinearReLU → Linear with the given layer widths;
+// the last layer has no activation.
 func MLP(scope *model.Scope, x *Node, widths ...int) *Node {
+	return mlp(scope, x, false, widths...)
+}
+
+// mlp is MLP, with a ReLU after the last layer too when reluLast.
+func mlp(scope *model.Scope, x *Node, reluLast bool, widths ...int) *Node {
 	for i, w := range widths {
-		x = Linear(scope.In("layer_%d", i), x, w)
-		if i < len(widths)-1 {
-			x = ReLU(x)
+		if i < len(widths)-1 || reluLast {
+			x = LinearReLU(scope.In("layer_%d", i), x, w)
+		} else {
+			x = Linear(scope.In("layer_%d", i), x, w)
 		}
 	}
 	return x
@@ -102,7 +123,7 @@ func GINConv(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
 	g := h.Graph()
 	eps := scope.VariableWithValue("eps", float32(0)).NodeValue(g)
 	z := GINAggregate(h, adj, eps)
-	z = ReLU(MLP(scope.In("mlp"), z, hidden, hidden))
+	z = mlp(scope.In("mlp"), z, true, hidden, hidden)
 	return maskNodes(z, mask)
 }
 
@@ -194,12 +215,17 @@ func TopKSelection(s *Node, k int) *Node {
 
 // MeanMaxReadout is the graph readout mean‖max over real nodes:
 // h [B, N, D], mask [B, N] → [B, 2D]. Every graph has ≥ 1 real node (padding
-// slots hold one zero node), so neither reduction is empty.
+// slots hold one zero node), so neither reduction is empty. The max runs
+// over h + (mask − 1)·10³⁰: real rows are h exactly, padding rows −10³⁰, so
+// the max and its gradient are MaskedReduceMax's, without its Where over
+// [B, N, D] (whose gradient adds two more in the Go backend's generic,
+// element-by-element broadcast path).
 func MeanMaxReadout(h, mask *Node) *Node {
 	m := InsertAxes(mask, -1)
 	count := ReduceSum(m, 1) // [B, 1]
 	mean := Div(ReduceSum(Mul(h, m), 1), count)
-	maxv := MaskedReduceMax(h, BroadcastToShape(GreaterThan(m, ScalarZero(h.Graph(), m.DType())), h.Shape()), 1)
+	penalty := StopGradient(MulScalar(OneMinus(m), -1e30)) // [B, N, 1]
+	maxv := ReduceMax(Add(h, penalty), 1)
 	return Concatenate([]*Node{mean, maxv}, -1)
 }
 

@@ -10,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/ugbench/ugbench/datasets"
 )
@@ -261,5 +262,140 @@ func TestReLU(t *testing.T) {
 	got := tensors.MustCopyFlatData[float32](MustExecOnce(backend, func(x *Node) *Node { return ReLU(x) }, xn))
 	if got[0] != 0 || !math.IsNaN(float64(got[1])) || got[2] != 0 || got[3] != 2 {
 		t.Errorf("ReLU([-1, NaN, 0, 2]) = %v, want [0, NaN, 0, 2]", got)
+	}
+}
+
+// TestLinearKnownAnswer checks Linear and LinearReLU (one fused dense op)
+// on x of rank 2 and 3: the value and the gradients of Σ c·y with respect to
+// x, W and b against a float64 computation from the stored variables.
+func TestLinearKnownAnswer(t *testing.T) {
+	xData := []float32{1, -2, 0.5, 3, 0, -1, 2, 1, -0.5, 0.25, -3, 1.5}
+	cData := []float32{1, -1, 2, 0.5, -2, 1, 3, -0.5}
+	for _, c := range []struct {
+		name string
+		dims []int
+		relu bool
+	}{
+		{"rank2", []int{4, 3}, false},
+		{"rank2-relu", []int{4, 3}, true},
+		{"rank3", []int{2, 2, 3}, false},
+		{"rank3-relu", []int{2, 2, 3}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const in, out, rows = 3, 2, 4
+			store := model.NewStore()
+			if err := SetSeed(store, 5); err != nil {
+				t.Fatal(err)
+			}
+			outDims := append(slices.Clone(c.dims[:len(c.dims)-1]), out)
+			exec := model.MustNewExec(testBackend(t), store, func(scope *model.Scope, inputs []*Node) []*Node {
+				x, cw := inputs[0], inputs[1]
+				s := scope.In("lin")
+				var y *Node
+				if c.relu {
+					y = LinearReLU(s, x, out)
+				} else {
+					y = Linear(s, x, out)
+				}
+				loss := ReduceAllSum(Mul(y, Reshape(cw, outDims...)))
+				g := x.Graph()
+				grads := Gradient(loss, x, s.GetVariable("weights").NodeValue(g), s.GetVariable("biases").NodeValue(g))
+				return append([]*Node{y}, grads...)
+			})
+			outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(xData, c.dims...), tensors.FromFlatDataAndDimensions(cData, rows*out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := outs[0].Shape().Dimensions; !slices.Equal(got, outDims) {
+				t.Fatalf("output shape %v, want %v", got, outDims)
+			}
+			var w, b []float32
+			for v := range store.IterVariables() {
+				val, err := v.Value()
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch v.Scope() + "/" + v.Name() {
+				case "/lin/weights":
+					w = tensors.MustCopyFlatData[float32](val)
+				case "/lin/biases":
+					b = tensors.MustCopyFlatData[float32](val)
+				}
+			}
+			wantY := make([]float64, rows*out)
+			wantDx := make([]float64, rows*in)
+			wantDw := make([]float64, in*out)
+			wantDb := make([]float64, out)
+			for r := range rows {
+				for o := range out {
+					z := float64(b[o])
+					for i := range in {
+						z += float64(xData[r*in+i]) * float64(w[i*out+o])
+					}
+					dz := float64(cData[r*out+o])
+					if c.relu && z <= 0 {
+						z, dz = 0, 0
+					}
+					wantY[r*out+o] = z
+					wantDb[o] += dz
+					for i := range in {
+						wantDx[r*in+i] += dz * float64(w[i*out+o])
+						wantDw[i*out+o] += dz * float64(xData[r*in+i])
+					}
+				}
+			}
+			for k, want := range [][]float64{wantY, wantDx, wantDw, wantDb} {
+				got := tensors.MustCopyFlatData[float32](outs[k])
+				for j := range want {
+					if math.Abs(float64(got[j])-want[j]) > 1e-5*(1+math.Abs(want[j])) {
+						t.Errorf("%s [%d] = %v, want %v", []string{"y", "dL/dx", "dL/dW", "dL/db"}[k], j, got[j], want[j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMeanMaxReadout checks the readout's value and its gradient on graphs
+// with negative features and junk in the padding rows: mean and max run over
+// the real nodes only, the mean's gradient is 1/count on real rows, the
+// max's goes to the arg max, and padding rows get none.
+func TestMeanMaxReadout(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		h, mask        []float32 // h [2, 3, 2], mask [2, 3]
+		want, wantGrad []float32 // [2, 4]; d(Σ out)/dh [2, 3, 2]
+	}{
+		{
+			name: "negative-and-junk-padding",
+			h:    []float32{-1, -4, -3, 2, 100, 100, -2, -5, 50, 50, 60, 60},
+			mask: []float32{1, 1, 0, 1, 0, 0},
+			want: []float32{-2, -1, -1, 2, -2, -5, -2, -5},
+			// graph 0: mean ½ each + max on row 0 (col 0) and row 1 (col 1); graph 1: one node.
+			wantGrad: []float32{1.5, 0.5, 0.5, 1.5, 0, 0, 2, 2, 0, 0, 0, 0},
+		},
+		{
+			name: "all-real",
+			h:    []float32{1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 1},
+			mask: []float32{1, 1, 1, 1, 1, 1},
+			want: []float32{3, 2, 5, 4, 0, 1.0 / 3, 0, 1},
+			// graph 1, column 0: a three-way tie at 0, each tied node gets the max's full gradient.
+			wantGrad: []float32{1.0 / 3, 1.0 / 3, 1.0 / 3, 4.0 / 3, 4.0 / 3, 1.0 / 3, 4.0 / 3, 1.0 / 3, 4.0 / 3, 1.0 / 3, 4.0 / 3, 4.0 / 3},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outs := MustExecOnceN(testBackend(t), func(h, mask *Node) []*Node {
+				r := MeanMaxReadout(h, mask)
+				return []*Node{r, Gradient(ReduceAllSum(r), h)[0]}
+			}, tensors.FromFlatDataAndDimensions(c.h, 2, 3, 2), tensors.FromFlatDataAndDimensions(c.mask, 2, 3))
+			for k, want := range [][]float32{c.want, c.wantGrad} {
+				got := tensors.MustCopyFlatData[float32](outs[k])
+				for j := range want {
+					if math.Abs(float64(got[j]-want[j])) > 1e-6 {
+						t.Fatalf("%s = %v, want %v", []string{"readout", "gradient"}[k], got, want)
+					}
+				}
+			}
+		})
 	}
 }
