@@ -23,7 +23,7 @@ func TestGridReportResume(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "runs.db")
 	grid := []string{"--methods", "wl,gin-topk", "--datasets", "Letter-high", "--ratios", "low",
-		"--seeds", "0-1", "--steps", "3", "--set", "gin-topk.hidden=32", "--db", db, "--data-dir", dir, "--quiet"}
+		"--seeds", "0-1", "--steps", "12", "--set", "gin-topk.hidden=32", "--db", db, "--data-dir", dir, "--quiet"}
 	var out bytes.Buffer
 	if err := runGrid(grid, &out); err != nil {
 		t.Fatal(err)
@@ -81,8 +81,8 @@ func TestGridReportResume(t *testing.T) {
 		t.Errorf("bench runs lists %d finished runs, want 4:\n%s", n, out.String())
 	}
 
-	// bench curves: gin-topk's loss over its 3 epochs (3 steps of one
-	// batch of the 240 labelled graphs), averaged over the
+	// bench curves: gin-topk's loss over its 3 epochs (12 steps of
+	// batches of 64 of the 240 labelled graphs), averaged over the
 	// two seeds; a curve nobody stored is an error naming it.
 	out.Reset()
 	if err := runCurves([]string{"--db", db, "--methods", "gin-topk", "--curves", "loss", "--format", "md"}, &out); err != nil {

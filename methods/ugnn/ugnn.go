@@ -131,7 +131,7 @@ func (m method) Doc() string  { return m.v.Doc }
 // Defaults are PROTOCOL §5's, shared by all five variants.
 func (m method) Defaults() suite.Params {
 	return suite.Params{
-		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 256, "unlabelled_batch_size": 256, "lr": 1e-3, "curve_every": 0,
+		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 64, "unlabelled_batch_size": 256, "lr": 1e-3, "curve_every": 0,
 		"hidden": 128, "layers": 2, "pool_ratio": 0.8,
 		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
 		"unknown_prototypes": 3,

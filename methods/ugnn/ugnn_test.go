@@ -69,9 +69,9 @@ func TestVariantsRegisteredWithSameDefaults(t *testing.T) {
 			t.Errorf("%s defaults %v differ from ugnn's %v", v.Name, d, first)
 		}
 	}
-	// PROTOCOL §5 values.
+	// docs/protocol.md §5 values.
 	for k, w := range map[string]any{
-		"steps": 0, "warmup_frac": 0.5, "batch_size": 256, "lr": 1e-3, "hidden": 128, "pool_ratio": 0.8,
+		"steps": 0, "warmup_frac": 0.5, "batch_size": 64, "unlabelled_batch_size": 256, "lr": 1e-3, "hidden": 128, "pool_ratio": 0.8,
 		"subgraphs": 3, "node_drop": 0.2, "unknown_prototypes": 3, "sinkhorn_eps": 0.05, "sinkhorn_iters": 3,
 		"tau": 0.1, "eta": 0.99,
 	} {
