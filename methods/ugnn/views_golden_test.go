@@ -13,6 +13,7 @@ import (
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/methods/augment"
 	"github.com/ugbench/ugbench/methods/gnn"
 )
 
@@ -61,9 +62,9 @@ func TestViewsGolden(t *testing.T) {
 			views := make([]datasets.Graph, len(ds.Graphs))
 			for g := range ds.Graphs {
 				if k.edges {
-					views[g], _ = DropEdges(&ds.Graphs[g], feats.Nodes[g], 0.2, streamRNG(seed, k.purpose, k.a, k.b, g))
+					views[g], _ = augment.DropEdges(&ds.Graphs[g], feats.Nodes[g], 0.2, augment.Stream(seed, k.purpose, k.a, k.b, g))
 				} else {
-					views[g], _ = DropNodes(&ds.Graphs[g], feats.Nodes[g], feats.Dim, 0.2, streamRNG(seed, k.purpose, k.a, k.b, g))
+					views[g], _ = augment.DropNodes(&ds.Graphs[g], feats.Nodes[g], feats.Dim, 0.2, augment.Stream(seed, k.purpose, k.a, k.b, g))
 				}
 			}
 			lines = append(lines, fmt.Sprintf("seed=%d purpose=%s a=%d b=%d edges=%v %s", seed, k.purpose, k.a, k.b, k.edges, viewDigest(views)))
