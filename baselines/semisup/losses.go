@@ -45,11 +45,13 @@ func weightedMean(x, weight *Node) *Node {
 }
 
 // logMaskedSumExp is log Σ_j m_ij·exp(s_ij) per row: s, m [B, B] → [B],
-// shifted by the row maximum over all j (a row with no masked-in entry
-// gives −∞).
+// shifted by the row maximum over all j. A row with no masked-in entry
+// (a padding slot's row) gives the row maximum instead of −∞, so that its
+// zero weight masks it without 0·∞ = NaN in the value or the gradient.
 func logMaskedSumExp(s, m *Node) *Node {
 	shift := StopGradient(ReduceMax(s, -1))
 	sum := ReduceSum(Mul(m, Exp(Sub(s, InsertAxes(shift, -1)))), -1)
+	sum = Where(GreaterThan(sum, ZerosLike(sum)), sum, OnesLike(sum))
 	return Add(Log(sum), shift)
 }
 

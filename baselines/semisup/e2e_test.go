@@ -1,0 +1,92 @@
+package semisup
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// runLetterHigh runs method end to end through the suite's runner on real
+// Letter-high (low ratio, seed 0) with its defaults overridden by set, and
+// checks what every row must satisfy: one "loss" point per pass over D^l
+// whose "steps" reach the budget, finite losses, and every headline metric
+// present and in [0, 1].
+func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
+	t.Helper()
+	dir := datasetstest.Dir()
+	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := suite.Lookup(method)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Defaults()
+	for k, v := range set {
+		p[k] = v
+	}
+	r := &suite.Runner{DataDir: dir, Backend: "go"}
+	res, err := r.Run(context.Background(), suite.RunSpec{
+		Method: method, Dataset: "Letter-high", RatioName: name, Ratio: ratio, Seed: 0,
+		Params: p, Protocol: suite.DefaultProtocol(),
+	}, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var losses, steps []float64
+	for _, c := range res.Curves {
+		switch c.Name {
+		case "loss":
+			losses = append(losses, c.Value)
+		case "steps":
+			steps = append(steps, c.Value)
+		}
+	}
+	if len(losses) == 0 || len(steps) != len(losses) || int(steps[len(steps)-1]) != p.Int("steps") {
+		t.Fatalf("logged %d loss and %d steps points, last steps %v; want one per pass ending at %d", len(losses), len(steps), steps, p.Int("steps"))
+	}
+	for _, l := range losses {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			t.Fatalf("loss curve %v", losses)
+		}
+	}
+	for _, k := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC} {
+		v, ok := res.Metrics[k]
+		if !ok || math.IsNaN(v) || v < 0 || v > 1 {
+			t.Errorf("%s = %v (present %v), want in [0, 1]", k, v, ok)
+		}
+	}
+	t.Logf("%s: loss %.3f → %.3f over %d passes, metrics %v, %.1fs", method, losses[0], losses[len(losses)-1], len(losses), res.Metrics, res.Seconds)
+	return res
+}
+
+// small is a small budget for end-to-end tests: 24 supervised steps of
+// batches of 32 at lr 0.01, hidden 32.
+func small(extra suite.Params) suite.Params {
+	p := suite.Params{"steps": 24, "batch_size": 32, "hidden": 32, "lr": 0.01}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+// TestGraphCLLetterHigh: graphcl end to end with 2 pretraining epochs; the
+// pretraining loss is logged once per epoch.
+func TestGraphCLLetterHigh(t *testing.T) {
+	res := runLetterHigh(t, "graphcl", small(suite.Params{"pretrain_epochs": 2}))
+	n := 0
+	for _, c := range res.Curves {
+		if c.Name == "pretrain_loss" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d pretrain_loss points, want 2", n)
+	}
+}
