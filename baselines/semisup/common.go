@@ -211,8 +211,9 @@ func pool(task *suite.Task) []int {
 
 // supervisedSteps runs the run's `steps` supervised steps: labelled batches
 // from successive shuffled passes over D^l (gnn.EpochBatches, random),
-// calling step for each; step returns the batch loss and whether it
-// called the optimizer. beforePass (optional) runs at the start of every
+// calling step for each; step returns the batch loss, or NaN for a
+// skipped step (no optimizer call; counted in the budget, left out of the
+// pass's mean loss). beforePass (optional) runs at the start of every
 // pass (e.g. GLA's unlabelled pass) and returns extra curve values. After
 // every pass — and after the last, possibly partial, one — the mean loss
 // of the pass and the extra values are logged as one curve point.
@@ -250,8 +251,10 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 			if err != nil {
 				return fmt.Errorf("pass %d, step %d: %w", pass, done+1, err)
 			}
-			sum += loss * float64(len(idx))
-			count += len(idx)
+			if !math.IsNaN(loss) {
+				sum += loss * float64(len(idx))
+				count += len(idx)
+			}
 			done++
 		}
 		values["loss"] = sum / float64(max(count, 1))
