@@ -90,3 +90,35 @@ func TestGraphCLLetterHigh(t *testing.T) {
 		t.Errorf("%d pretrain_loss points, want 2", n)
 	}
 }
+
+// TestGLALetterHigh: gla end to end; the unlabelled pass runs before every
+// labelled pass and logs its loss.
+func TestGLALetterHigh(t *testing.T) {
+	res := runLetterHigh(t, "gla", small(suite.Params{"lr": 1e-3}))
+	n := 0
+	for _, c := range res.Curves {
+		if c.Name == "unlabelled_loss" {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no unlabelled_loss points")
+	}
+}
+
+// TestInfoGraphLetterHigh: infograph end to end with a small budget.
+func TestInfoGraphLetterHigh(t *testing.T) {
+	runLetterHigh(t, "infograph", small(nil))
+}
+
+// TestRGCLLetterHigh: rgcl end to end with 2 pretraining epochs; at
+// rho = 0.9 every Letter-high graph (≤ 9 nodes) keeps all its nodes, so
+// unchanged_views counts every pool graph of a pass (spec §4.2).
+func TestRGCLLetterHigh(t *testing.T) {
+	res := runLetterHigh(t, "rgcl", small(suite.Params{"pretrain_epochs": 2}))
+	for _, c := range res.Curves {
+		if c.Name == "unchanged_views" && c.Value < 1000 {
+			t.Errorf("epoch %d: %v unchanged rationale views, want every pool graph", c.Epoch, c.Value)
+		}
+	}
+}
