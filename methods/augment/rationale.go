@@ -45,7 +45,8 @@ func normalise(w []float64) []float64 {
 // KeepRatioCount is RGCL's keep count at keep ratio rho,
 // n − FloorCount(n, 1−rho) in float64 as the official code computes it: at
 // rho = 0.9 every n ≤ 10 keeps all its nodes (9→9, 10→10, 11→10, 20→19,
-// 30→28); at rho = 0.8, 5→4 and 10→8. minDrop ≥ 0 drops at least that
+// 30→28); rho = 0.8 keeps 5→5 and 10→9 (1 − 0.8 < 0.2 in float64), unlike
+// the chem/MNIST codes' drop ratio 0.2 (5→4, 10→8). minDrop ≥ 0 drops at least that
 // many nodes (the official code has none: minDrop = 0), and at least one
 // node is always kept.
 func KeepRatioCount(n int, rho float64, minDrop int) int {
