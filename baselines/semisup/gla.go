@@ -96,13 +96,20 @@ func GLASelect(logitsC, ref *Node) (kStar, anyValid *Node) {
 	return kStar, anyValid
 }
 
-func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+// glaRun is one GLA run: the model, its executables and its two
+// optimizers.
+type glaRun struct {
+	n                          *net
+	k, dim, redraws            int
+	factor, decay              float64
+	decayStep                  int
+	selectExec, trainU, trainL *model.Exec
+	predict                    *model.Exec
+	optU, optL                 *adam
+}
+
+func newGLARun(task *suite.Task) (*glaRun, error) {
 	p := task.Params
-	n, err := newNet(task)
-	if err != nil {
-		return nil, err
-	}
-	defer n.close()
 	k, eta, std, tau := p.Int("candidates"), p.Float("eta"), p.Float("radius_std"), p.Float("tau")
 	redraws, negatives := p.Int("max_redraws"), p.Bool("negatives")
 	factor, decay, decayStep := p.Float("lr_unlabelled_factor"), p.Float("lr_decay_factor"), p.Int("lr_decay_step")
@@ -110,23 +117,38 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 		return nil, fmt.Errorf("candidates %d, eta %g, radius_std %g, tau %g, max_redraws %d, lr_unlabelled_factor %g, lr_decay_factor %g, lr_decay_step %d: need candidates ≥ 1, eta, tau, factors > 0, radius_std, max_redraws ≥ 0, lr_decay_step ≥ 1",
 			k, eta, std, tau, redraws, factor, decay, decayStep)
 	}
-	hidden, classes, dim := n.enc.Hidden, task.NumKnown, n.enc.EmbeddingDim()
+	n, err := newNet(task)
+	if err != nil {
+		return nil, err
+	}
+	r := &glaRun{n: n, k: k, dim: n.enc.EmbeddingDim(), redraws: redraws, factor: factor, decay: decay, decayStep: decayStep}
+	if err := r.build(eta, std, tau, negatives); err != nil {
+		n.close()
+		return nil, err
+	}
+	return r, nil
+}
 
+func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
+	n, k := r.n, r.k
+	hidden, classes := n.enc.Hidden, n.task.NumKnown
 	// forward builds the shared part of both passes and of the selection:
-	// in = x, adj, mask, w, n0 [], U [K, 2H], ref [B] int32.
+	// in = x, adj, mask, w, n0 [], U [K, 2H], y [B] int32, ...
 	type fwd struct{ z, h, logits, r, logitsC *Node }
 	forward := func(scope *model.Scope, in []*Node) fwd {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		h, logits := head(scope.At("head"), z, hidden, classes)
 		eps := StopGradient(MulScalar(GLARadiusBase(z, in[3]), eta))
-		r := Mul(eps, OnePlus(MulScalar(in[4], std)))
-		zc := Add(InsertAxes(z, 1), InsertAxes(Mul(r, in[5]), 0)) // [B, K, 2H]
+		rad := Mul(eps, OnePlus(MulScalar(in[4], std)))
+		zc := Add(InsertAxes(z, 1), InsertAxes(Mul(rad, in[5]), 0)) // [B, K, 2H]
 		_, logitsC := head(scope.At("head"), zc, hidden, classes)
-		return fwd{z, h, logits, r, logitsC}
+		return fwd{z, h, logits, rad, logitsC}
 	}
 	predClass := func(logits *Node) *Node { return ConvertDType(ArgMax(logits, -1), dtypes.Int32) }
-	// selection (no optimizer): in + labelled flag [] → k*, anyValid, I.
-	selectExec, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	var err error
+	// selection (no optimizer): x, adj, mask, w, n0, U, y, labelled flag []
+	// → k*, anyValid, I.
+	r.selectExec, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		f := forward(scope, in)
 		ref := Where(GreaterThan(in[7], ZerosLike(in[7])), in[6], predClass(f.logits))
 		kStar, anyValid := GLASelect(f.logitsC, ref)
@@ -136,7 +158,7 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 		return []*Node{kStar, anyValid, keep}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// training steps: x, adj, mask, w, n0, U, y, k* [B] int32, I [B] → loss.
 	step := func(opt *adam, labelled bool) (*model.Exec, error) {
@@ -160,128 +182,147 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 			return []*Node{loss}
 		})
 	}
-	optU, optL := newAdam("adam_unlabelled", "", n.lr*factor), newAdam("adam_labelled", "", n.lr)
-	trainU, err := step(optU, false)
-	if err != nil {
-		return nil, err
+	r.optU, r.optL = newAdam("adam_unlabelled", "", n.lr*r.factor), newAdam("adam_labelled", "", n.lr)
+	if r.trainU, err = step(r.optU, false); err != nil {
+		return err
 	}
-	trainL, err := step(optL, true)
-	if err != nil {
-		return nil, err
+	if r.trainL, err = step(r.optL, true); err != nil {
+		return err
 	}
-	predict, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
 		return []*Node{Softmax(logits, -1)}
 	})
-	if err != nil {
-		return nil, err
-	}
+	return err
+}
 
-	// draw is (n0, U) of one (pass, batch, draw) stream.
-	draw := func(purpose string, pass, batch, attempt int) (*tensors.Tensor, *tensors.Tensor) {
-		rng := augment.Stream(task.Seed, purpose, pass, batch, attempt)
-		n0 := float32(rng.NormFloat64())
-		u := make([]float32, k*dim)
-		for i := 0; i < k; i++ {
-			row := u[i*dim : (i+1)*dim]
-			var norm float64
-			for j := range row {
-				row[j] = float32(rng.Float64() - 0.5)
-				norm += float64(row[j]) * float64(row[j])
-			}
-			norm = math.Sqrt(max(norm, 1e-24))
-			for j := range row {
-				row[j] = float32(float64(row[j]) / norm)
-			}
+// draw is (n₀, U) of one (purpose, pass, batch, attempt) stream: n₀ ~
+// N(0, 1) and K directions normalise(U(−½, ½)^{2H}).
+func (r *glaRun) draw(purpose string, pass, batch, attempt int) (*tensors.Tensor, *tensors.Tensor) {
+	rng := augment.Stream(r.n.task.Seed, purpose, pass, batch, attempt)
+	n0 := float32(rng.NormFloat64())
+	u := make([]float32, r.k*r.dim)
+	for i := 0; i < r.k; i++ {
+		row := u[i*r.dim : (i+1)*r.dim]
+		var norm float64
+		for j := range row {
+			row[j] = float32(rng.Float64() - 0.5)
+			norm += float64(row[j]) * float64(row[j])
 		}
-		return tensors.FromScalar(n0), tensors.FromFlatDataAndDimensions(u, k, dim)
+		norm = math.Sqrt(max(norm, 1e-24))
+		for j := range row {
+			row[j] = float32(float64(row[j]) / norm)
+		}
 	}
-	// batchStep runs selection (with redraws) and, unless |I| ≤ 1, one
-	// optimizer step; it returns the loss (NaN if skipped).
-	batchStep := func(opt *adam, exec *model.Exec, purpose string, pass, bi int, idx []int, labelled bool) (float64, bool, error) {
-		in, b := n.original(idx)
-		var y *tensors.Tensor
-		flag := float32(0)
-		if labelled {
-			y, flag = n.labels(idx, b.B), 1
-		} else {
-			y = tensors.FromFlatDataAndDimensions(make([]int32, b.B), b.B)
-		}
-		var args []any
-		var sel []*tensors.Tensor
-		for attempt := 0; ; attempt++ {
-			n0, u := draw(purpose, pass, bi, attempt)
-			args = append(append([]any{}, in...), n0, u, y, tensors.FromScalar(flag))
-			out, err := selectExec.Exec(args...)
-			if err != nil {
-				return 0, false, err
-			}
-			sel = out
-			ok := true
-			for _, v := range tensors.MustCopyFlatData[float32](out[1])[:len(idx)] {
-				ok = ok && v > 0
-			}
-			if labelled || ok || attempt >= redraws {
-				break
-			}
-		}
-		keep := tensors.MustCopyFlatData[float32](sel[2])
-		var kept int
-		for _, v := range keep {
-			if v > 0 {
-				kept++
-			}
-		}
-		if kept <= 1 {
-			return math.NaN(), false, nil // skip: no optimizer call
-		}
-		if err := opt.setLR(n.store); err != nil {
-			return 0, false, err
-		}
-		out, err := exec.Exec(append(args[:7], sel[0], sel[2])...)
+	return tensors.FromScalar(n0), tensors.FromFlatDataAndDimensions(u, r.k, r.dim)
+}
+
+// batchStep runs the selection (with redraws for unlabelled batches) on
+// batch bi of pass and, unless the filter keeps ≤ 1 graph, one step of
+// A_l (labelled) or A_u. It returns the loss (NaN when skipped: then no
+// optimizer was called) and whether it stepped.
+func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, bool, error) {
+	n := r.n
+	in, b := n.original(idx)
+	opt, exec, purpose := r.optU, r.trainU, "gla_unlabelled"
+	var y *tensors.Tensor
+	flag := float32(0)
+	if labelled {
+		opt, exec, purpose = r.optL, r.trainL, "gla_labelled"
+		y, flag = n.labels(idx, b.B), 1
+	} else {
+		y = tensors.FromFlatDataAndDimensions(make([]int32, b.B), b.B)
+	}
+	var args []any
+	var sel []*tensors.Tensor
+	for attempt := 0; ; attempt++ {
+		n0, u := r.draw(purpose, pass, bi, attempt)
+		args = append(append([]any{}, in...), n0, u, y, tensors.FromScalar(flag))
+		out, err := r.selectExec.Exec(args...)
 		if err != nil {
 			return 0, false, err
 		}
-		loss, err := lossOf(out[0])
-		return loss, true, err
+		sel = out
+		ok := true
+		for _, v := range tensors.MustCopyFlatData[float32](out[1])[:len(idx)] {
+			ok = ok && v > 0
+		}
+		if labelled || ok || attempt >= r.redraws {
+			break
+		}
 	}
+	var kept int
+	for _, v := range tensors.MustCopyFlatData[float32](sel[2]) {
+		if v > 0 {
+			kept++
+		}
+	}
+	if kept <= 1 {
+		return math.NaN(), false, nil
+	}
+	if err := opt.setLR(n.store); err != nil {
+		return 0, false, err
+	}
+	out, err := exec.Exec(append(args[:7], sel[0], sel[2])...)
+	if err != nil {
+		return 0, false, err
+	}
+	loss, err := lossOf(out[0])
+	return loss, true, err
+}
 
+// unlabelledPass is one pass over D^u with A_u at its decayed rate.
+func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (map[string]float64, error) {
+	n := r.n
+	r.optU.lr = n.lr * r.factor * math.Pow(r.decay, float64((pass-1)/r.decayStep))
+	batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Unlabelled, n.batch, gnn.BatchingRandom, rng)
+	if err != nil {
+		return nil, err
+	}
+	var sum float64
+	var count, skipped int
+	for bi, idx := range batches {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		loss, took, err := r.batchStep(false, pass, bi, idx)
+		if err != nil {
+			return nil, err
+		}
+		if !took {
+			skipped++
+			continue
+		}
+		sum += loss * float64(len(idx))
+		count += len(idx)
+	}
+	return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped)}, nil
+}
+
+func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	r, err := newGLARun(task)
+	if err != nil {
+		return nil, err
+	}
+	defer r.n.close()
 	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	skippedL, labelledBatch := 0, 0
-	err = n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
+	err = r.n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
 		labelledBatch++
-		loss, took, err := batchStep(optL, trainL, "gla_labelled", pass, labelledBatch, idx, true)
+		loss, took, err := r.batchStep(true, pass, labelledBatch, idx)
 		if err == nil && !took {
 			skippedL++
 		}
 		return loss, err // NaN when skipped: left out of the pass mean
 	}, func(pass int) (map[string]float64, error) {
-		optU.lr = n.lr * factor * math.Pow(decay, float64((pass-1)/decayStep))
-		batches, err := gnn.EpochBatches(task.Graphs, task.Unlabelled, n.batch, gnn.BatchingRandom, rng)
-		if err != nil {
-			return nil, err
+		v, err := r.unlabelledPass(ctx, pass, rng)
+		if v != nil {
+			v["labelled_skipped"] = float64(skippedL)
 		}
-		var sum float64
-		var count, skipped int
-		for bi, idx := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			loss, took, err := batchStep(optU, trainU, "gla_unlabelled", pass, bi, idx, false)
-			if err != nil {
-				return nil, err
-			}
-			if !took {
-				skipped++
-				continue
-			}
-			sum += loss * float64(len(idx))
-			count += len(idx)
-		}
-		return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped), "labelled_skipped": float64(skippedL)}, nil
+		return v, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return n.predictMaxSoftmax(ctx, predict)
+	return r.n.predictMaxSoftmax(ctx, r.predict)
 }
