@@ -147,6 +147,16 @@ func TestGLASkipAndTwoOptimizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	takenU := 3 - v["unlabelled_skipped"]
+	lrNow := func() float64 {
+		val, err := r.n.store.GetVariable(r.optU.lrPath).Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(tensors.ToScalar[float32](val))
+	}
+	if got := lrNow(); math.Abs(got-2e-4) > 1e-9 {
+		t.Errorf("learning rate during the unlabelled pass %v, want lr·0.2 = 2e-4", got)
+	}
 	takenL := 0.0
 	for bi, idx := range [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}} {
 		_, took, err := r.batchStep(true, 1, bi, idx)
@@ -156,6 +166,9 @@ func TestGLASkipAndTwoOptimizers(t *testing.T) {
 		if took {
 			takenL++
 		}
+	}
+	if got := lrNow(); math.Abs(got-1e-3) > 1e-9 {
+		t.Errorf("learning rate during the labelled steps %v, want 1e-3", got)
 	}
 	if takenU == 0 || takenL == 0 {
 		t.Fatalf("steps taken: %v unlabelled, %v labelled; the test needs some of each", takenU, takenL)
@@ -181,5 +194,16 @@ func TestGLASkipAndTwoOptimizers(t *testing.T) {
 		if !slices.Equal(b, after[k]) {
 			t.Errorf("variable %s changed on a skipped step", k)
 		}
+	}
+}
+
+// TestPoolIsLabelledAndUnlabelled: the unsupervised parts' pool is
+// D^l ∪ D^u, never a held-out Eval graph.
+func TestPoolIsLabelledAndUnlabelled(t *testing.T) {
+	task := &suite.Task{Labelled: []int{4, 1}, Unlabelled: []int{0, 2}, Eval: []int{0, 2, 3, 5}}
+	got := pool(task)
+	slices.Sort(got)
+	if !slices.Equal(got, []int{0, 1, 2, 4}) {
+		t.Errorf("pool = %v, want [0 1 2 4] (no test graph 3 or 5)", got)
 	}
 }

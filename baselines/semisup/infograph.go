@@ -59,6 +59,25 @@ func ff(scope *model.Scope, x *Node, out int) *Node {
 	return Add(h, gnn.Linear(scope.At("shortcut"), x, out))
 }
 
+// infoGraphLosses are InfoGraph*'s three terms: the cross-entropy of the
+// supervised encoder φ ("sup_encoder") and head on the labelled batch,
+// L_lg of the unsupervised encoder ϕ ("unsup_encoder") with local_d and
+// global_d on the unlabelled batch, and L_gg between ff1(z_φ) and ff2(z_ϕ)
+// on the unlabelled batch. in: labelled x, adj, mask, weight, labels;
+// unlabelled x, adj, mask, weight.
+func infoGraphLosses(scope *model.Scope, enc gnn.EncoderConfig, classes int, in []*Node) (ce, lg, gg *Node) {
+	hidden := enc.Hidden
+	zl := gnn.Encode(scope.At("sup_encoder"), enc, in[0], in[1], in[2])
+	_, logits := head(scope.At("head"), zl, hidden, classes)
+	ce = gnn.MaskedCrossEntropy(logits, in[4], in[3])
+	u := gnn.EncodeNodes(scope.At("unsup_encoder"), enc, in[5], in[6], in[7], nil)
+	zs := gnn.Encode(scope.At("sup_encoder"), enc, in[5], in[6], in[7])
+	w := in[8]
+	lg = LocalGlobalJSD(ff(scope.At("local_d"), u.H, hidden), u.Mask, ff(scope.At("global_d"), u.Z, hidden), w)
+	gg = GlobalGlobalJSD(ff(scope.At("ff1"), zs, hidden), ff(scope.At("ff2"), u.Z, hidden), w)
+	return ce, lg, gg
+}
+
 func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	lambda := task.Params.Float("lambda")
 	if lambda < 0 {
@@ -72,15 +91,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	hidden, classes := n.enc.Hidden, task.NumKnown
 	opt := newAdam("adam", "", n.lr)
 	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		// in: labelled x, a, m, w, y; unlabelled x, a, m, w.
-		zl := gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2])
-		_, logits := head(scope.At("head"), zl, hidden, classes)
-		ce := gnn.MaskedCrossEntropy(logits, in[4], in[3])
-		u := gnn.EncodeNodes(scope.At("unsup_encoder"), n.enc, in[5], in[6], in[7], nil)
-		zs := gnn.Encode(scope.At("sup_encoder"), n.enc, in[5], in[6], in[7])
-		w := in[8]
-		lg := LocalGlobalJSD(ff(scope.At("local_d"), u.H, hidden), u.Mask, ff(scope.At("global_d"), u.Z, hidden), w)
-		gg := GlobalGlobalJSD(ff(scope.At("ff1"), zs, hidden), ff(scope.At("ff2"), u.Z, hidden), w)
+		ce, lg, gg := infoGraphLosses(scope, n.enc, classes, in)
 		loss := Add(ce, Add(lg, MulScalar(gg, lambda)))
 		opt.opt.UpdateGraph(scope, in[0].Graph(), loss)
 		return []*Node{loss}
