@@ -174,33 +174,46 @@ func lossOf(t *tensors.Tensor) (float64, error) {
 	return v, nil
 }
 
-// probabilities runs predict (inputs x, adj, mask → softmax [B, C]) over
-// idx in size-sorted batches and returns the rows in idx's order.
-func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
+// sizeBatches cuts idx into batches of similar graph size (sorted by
+// node count, little padding) and calls fn with each batch's graphs and
+// its original-graph inputs.
+func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(part []int, in []any, b *gnn.Batch) error) error {
 	order := slices.Clone(idx)
+	slices.SortStableFunc(order, func(a, b int) int { return n.task.Graphs[a].NumNodes - n.task.Graphs[b].NumNodes })
+	for start := 0; start < len(order); start += n.batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		part := order[start:min(start+n.batch, len(order))]
+		in, b := n.original(part)
+		if err := fn(part, in, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probabilities runs predict (inputs x, adj, mask → softmax [B, C]) over
+// idx and returns the rows in idx's order.
+func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
 	pos := make(map[int]int, len(idx))
 	for i, g := range idx {
 		pos[g] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return n.task.Graphs[a].NumNodes - n.task.Graphs[b].NumNodes })
 	c := n.task.NumKnown
 	probs := make([][]float32, len(idx))
-	for start := 0; start < len(order); start += n.batch {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		part := order[start:min(start+n.batch, len(order))]
-		in, _ := n.original(part)
+	err := n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
 		out, err := predict.Exec(in[:3]...)
 		if err != nil {
-			return nil, fmt.Errorf("predict: %w", err)
+			return fmt.Errorf("predict: %w", err)
 		}
 		flat := tensors.MustCopyFlatData[float32](out[0])
 		for s, g := range part {
 			probs[pos[g]] = flat[s*c : (s+1)*c]
 		}
-	}
-	return probs, nil
+		return nil
+	})
+	return probs, err
 }
 
 // pool is D^l ∪ D^u, the graphs the unsupervised parts may use (never

@@ -23,14 +23,7 @@ func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := suite.Lookup(method)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := m.Defaults()
-	for k, v := range set {
-		p[k] = v
-	}
+	p := params(t, method, set)
 	r := &suite.Runner{DataDir: dir, Backend: "go"}
 	res, err := r.Run(context.Background(), suite.RunSpec{
 		Method: method, Dataset: "Letter-high", RatioName: name, Ratio: ratio, Seed: 0,
@@ -64,6 +57,20 @@ func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	}
 	t.Logf("%s: loss %.3f → %.3f over %d passes, metrics %v, %.1fs", method, losses[0], losses[len(losses)-1], len(losses), res.Metrics, res.Seconds)
 	return res
+}
+
+// params are method's defaults overridden by set.
+func params(t *testing.T, method string, set suite.Params) suite.Params {
+	t.Helper()
+	m, err := suite.Lookup(method)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Defaults()
+	for k, v := range set {
+		p[k] = v
+	}
+	return p
 }
 
 // small is a small budget for end-to-end tests: 24 supervised steps of

@@ -66,14 +66,7 @@ func (nopLog) Epoch(int, int, map[string]float64) {}
 // defaults overridden by set.
 func tinyTask(t *testing.T, method string, set suite.Params) *suite.Task {
 	t.Helper()
-	m, err := suite.Lookup(method)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := m.Defaults()
-	for k, v := range set {
-		p[k] = v
-	}
+	p := params(t, method, set)
 	rng := rand.New(rand.NewPCG(11, 12))
 	task := &suite.Task{FeatureDim: 2, NumKnown: 2, Params: p, Seed: 3, Backend: "go", Log: nopLog{}}
 	for i := range 24 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
@@ -195,17 +194,10 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	// scores runs ψ without gradient over graphs idx: p per node.
 	scores := func(idx []int) (map[int][]float64, error) {
 		out := make(map[int][]float64, len(idx))
-		order := slices.Clone(idx)
-		slices.SortStableFunc(order, func(a, b int) int { return task.Graphs[a].NumNodes - task.Graphs[b].NumNodes })
-		for start := 0; start < len(order); start += n.batch {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			part := order[start:min(start+n.batch, len(order))]
-			in, b := n.original(part)
+		err := n.sizeBatches(ctx, idx, func(part []int, in []any, b *gnn.Batch) error {
 			res, err := score.Exec(in[:3]...)
 			if err != nil {
-				return nil, fmt.Errorf("explainer: %w", err)
+				return fmt.Errorf("explainer: %w", err)
 			}
 			flat := tensors.MustCopyFlatData[float32](res[0])
 			for s, g := range part {
@@ -215,8 +207,9 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 				}
 				out[g] = row
 			}
-		}
-		return out, nil
+			return nil
+		})
+		return out, err
 	}
 	// sample draws one view of every graph of idx.
 	sample := func(idx []int, ps map[int][]float64, complement bool, purpose string, a, view int) ([]datasets.Graph, [][]float32, int) {
