@@ -308,6 +308,16 @@ func TestSlurmFlags(t *testing.T) {
 		}
 		if total != 12 {
 			t.Errorf("%d shards hold %d runs, want 12 (2 ratios × 3 seeds × 2 iterations)", n, total)
+// TestMethodsRegistered: the binary's blank imports (register.go) register
+// every method row, the semi-supervised baselines included.
+func TestMethodsRegistered(t *testing.T) {
+	var out bytes.Buffer
+	if err := runMethods(nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"wl", "sp", "graphlet", "gin-topk", "gin-asap", "infograph", "graphcl", "gla", "rgcl", "ugnn", "ugnn-wo-up"} {
+		if !strings.Contains(out.String(), "\n"+name+"\n") && !strings.HasPrefix(out.String(), name+"\n") {
+			t.Errorf("bench methods lacks %s", name)
 		}
 	}
 }
