@@ -19,18 +19,21 @@ import (
 )
 
 // backboneDefaults are the parameters every row shares with gin-topk
-// (PROTOCOL §5): `steps` supervised optimizer steps at `batch_size`
-// (protocol v2's budget; 200 until the grid resolves the dataset's
-// protocol budget), Adam lr 1e-3, hidden 128, two GIN layers per stage,
-// TopK ratio 0.8.
+// (docs/protocol.md §5): `steps` supervised optimizer steps at
+// `batch_size` (0 = the dataset's protocol budget, which the grid writes
+// into every spec; Fit takes it literally), Adam lr 1e-3, hidden 128, two
+// GIN layers per stage, TopK ratio 0.8, and `curve_every` (if > 0, the
+// classes predicted for D^u are reported every curve_every passes over
+// D^l and after the last, as gin-topk does).
 func backboneDefaults() suite.Params {
 	return suite.Params{
-		"steps":      200,
-		"batch_size": 256,
-		"lr":         1e-3,
-		"hidden":     128,
-		"layers":     2,
-		"pool_ratio": 0.8,
+		"steps":       0,
+		"curve_every": 0,
+		"batch_size":  256,
+		"lr":          1e-3,
+		"hidden":      128,
+		"layers":      2,
+		"pool_ratio":  0.8,
 	}
 }
 
@@ -45,12 +48,17 @@ type net struct {
 	batch   int
 	steps   int
 	lr      float64
-	label   map[int]int32
-	execs   []*model.Exec
+	// curveEvery is curve_every; predict (x, adj, mask → softmax) is set
+	// by the method before supervisedSteps and used for its reports and
+	// the final prediction.
+	curveEvery int
+	predict    *model.Exec
+	label      map[int]int32
+	execs      []*model.Exec
 }
 
 // newNet validates the shared parameters and sets up the store, seeded
-// with task.Seed, with features standardised over all graphs.
+// with task.Seed, with features standardised over D^l ∪ D^u.
 func newNet(task *suite.Task) (*net, error) {
 	p := task.Params
 	enc := gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolTopK, Hidden: p.Int("hidden"),
@@ -58,9 +66,9 @@ func newNet(task *suite.Task) (*net, error) {
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}
-	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), steps: p.Int("steps"), lr: p.Float("lr")}
-	if n.steps < 0 || n.batch < 1 || !(n.lr > 0) {
-		return nil, fmt.Errorf("steps %d, batch_size %d, lr %g: need steps ≥ 0, batch_size ≥ 1, lr > 0", n.steps, n.batch, n.lr)
+	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every")}
+	if n.steps < 0 || n.batch < 1 || !(n.lr > 0) || n.curveEvery < 0 {
+		return nil, fmt.Errorf("steps %d, batch_size %d, lr %g, curve_every %d: need steps ≥ 0, batch_size ≥ 1, lr > 0, curve_every ≥ 0", n.steps, n.batch, n.lr, n.curveEvery)
 	}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
@@ -73,7 +81,7 @@ func newNet(task *suite.Task) (*net, error) {
 	if err := gnn.SetSeed(n.store, task.Seed); err != nil {
 		return nil, err
 	}
-	n.feats = gnn.StandardizeFeatures(task.Graphs, task.FeatureDim)
+	n.feats = gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool())
 	n.label = make(map[int]int32, len(task.Labelled))
 	for i, g := range task.Labelled {
 		n.label[g] = int32(task.Labels[i])
@@ -216,11 +224,9 @@ func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int)
 	return probs, err
 }
 
-// pool is D^l ∪ D^u, the graphs the unsupervised parts may use (never
-// Task.Eval's held-out graphs).
-func pool(task *suite.Task) []int {
-	return append(slices.Clone(task.Labelled), task.Unlabelled...)
-}
+// pool is D^l ∪ D^u (Task.TrainPool), the graphs the unsupervised parts
+// may use: never the held-out test graphs of Task.Eval.
+func pool(task *suite.Task) []int { return task.TrainPool() }
 
 // supervisedSteps runs the run's `steps` supervised steps: labelled batches
 // from successive shuffled passes over D^l (gnn.EpochBatches, random),
@@ -252,7 +258,7 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 			return err
 		}
 		var sum float64
-		var count int
+		var count, taken int
 		for _, idx := range batches {
 			if done == n.steps {
 				break
@@ -269,18 +275,28 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 				count += len(idx)
 			}
 			done++
+			taken++
 		}
 		values["loss"] = sum / float64(max(count, 1))
-		values["steps"] = float64(done)
+		values["steps"] = float64(taken)
 		n.task.Log.Epoch(pass, passes, values)
+		if n.curveEvery > 0 && (pass%n.curveEvery == 0 || done == n.steps) {
+			probs, err := n.probabilities(ctx, n.predict, n.task.Unlabelled)
+			if err != nil {
+				return err
+			}
+			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(probs).Class); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// predictMaxSoftmax predicts task.Eval with the final weights: class =
-// argmax, unknown score = 1 − max softmax.
-func (n *net) predictMaxSoftmax(ctx context.Context, predict *model.Exec) (*suite.Predictions, error) {
-	probs, err := n.probabilities(ctx, predict, n.task.Eval)
+// predictMaxSoftmax predicts task.Eval with n.predict and the final
+// weights: class = argmax, unknown score = 1 − max softmax.
+func (n *net) predictMaxSoftmax(ctx context.Context) (*suite.Predictions, error) {
+	probs, err := n.probabilities(ctx, n.predict, n.task.Eval)
 	if err != nil {
 		return nil, err
 	}

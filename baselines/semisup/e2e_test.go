@@ -12,8 +12,9 @@ import (
 
 // runLetterHigh runs method end to end through the suite's runner on real
 // Letter-high (low ratio, seed 0) with its defaults overridden by set, and
-// checks what every row must satisfy: one "loss" point per pass over D^l
-// whose "steps" reach the budget, finite losses, and every headline metric
+// checks what every row must satisfy: one "loss" point and (curve_every =
+// 1) one D^u closed-accuracy point per pass over D^l
+// whose "steps" add up to the budget, finite losses, and every headline metric
 // present and in [0, 1].
 func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	t.Helper()
@@ -32,17 +33,26 @@ func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var losses, steps []float64
+	var losses, steps, du []float64
 	for _, c := range res.Curves {
 		switch c.Name {
+		case suite.CurveDUClosedAcc:
+			du = append(du, c.Value)
 		case "loss":
 			losses = append(losses, c.Value)
 		case "steps":
 			steps = append(steps, c.Value)
 		}
 	}
-	if len(losses) == 0 || len(steps) != len(losses) || int(steps[len(steps)-1]) != p.Int("steps") {
-		t.Fatalf("logged %d loss and %d steps points, last steps %v; want one per pass ending at %d", len(losses), len(steps), steps, p.Int("steps"))
+	total := 0.0
+	for _, s := range steps {
+		total += s
+	}
+	if len(losses) == 0 || len(steps) != len(losses) || int(total) != p.Int("steps") {
+		t.Fatalf("logged %d loss and %d steps points, steps %v; want one per pass summing to %d", len(losses), len(steps), steps, p.Int("steps"))
+	}
+	if len(du) != len(losses) {
+		t.Errorf("%d %s points for %d passes (curve_every = 1)", len(du), suite.CurveDUClosedAcc, len(losses))
 	}
 	for _, l := range losses {
 		if math.IsNaN(l) || math.IsInf(l, 0) {
@@ -74,9 +84,9 @@ func params(t *testing.T, method string, set suite.Params) suite.Params {
 }
 
 // small is a small budget for end-to-end tests: 24 supervised steps of
-// batches of 32 at lr 0.01, hidden 32.
+// batches of 32 at lr 0.01, hidden 32, D^u classes reported every pass.
 func small(extra suite.Params) suite.Params {
-	p := suite.Params{"steps": 24, "batch_size": 32, "hidden": 32, "lr": 0.01}
+	p := suite.Params{"steps": 24, "batch_size": 32, "hidden": 32, "lr": 0.01, "curve_every": 1}
 	for k, v := range extra {
 		p[k] = v
 	}

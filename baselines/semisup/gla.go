@@ -104,7 +104,6 @@ type glaRun struct {
 	factor, decay              float64
 	decayStep                  int
 	selectExec, trainU, trainL *model.Exec
-	predict                    *model.Exec
 	optU, optL                 *adam
 }
 
@@ -189,7 +188,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
 	if r.trainL, err = step(r.optL, true); err != nil {
 		return err
 	}
-	r.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
 		return []*Node{Softmax(logits, -1)}
 	})
@@ -324,5 +323,5 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 	if err != nil {
 		return nil, err
 	}
-	return r.n.predictMaxSoftmax(ctx, r.predict)
+	return r.n.predictMaxSoftmax(ctx)
 }

@@ -116,7 +116,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	if err != nil {
 		return nil, err
 	}
-	predict, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
 		return []*Node{Softmax(logits, -1)}
 	})
@@ -183,5 +183,5 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	if err != nil {
 		return nil, err
 	}
-	return n.predictMaxSoftmax(ctx, predict)
+	return n.predictMaxSoftmax(ctx)
 }

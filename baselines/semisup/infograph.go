@@ -99,7 +99,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	predict, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		_, logits := head(scope.At("head"), gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
 		return []*Node{Softmax(logits, -1)}
 	})
@@ -129,5 +129,5 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	return n.predictMaxSoftmax(ctx, predict)
+	return n.predictMaxSoftmax(ctx)
 }

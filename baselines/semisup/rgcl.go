@@ -184,7 +184,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	if err != nil {
 		return nil, err
 	}
-	predict, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		return []*Node{Softmax(logitsOf(scope, in[0], in[1], in[2]), -1)}
 	})
 	if err != nil {
@@ -306,5 +306,5 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	if err != nil {
 		return nil, err
 	}
-	return n.predictMaxSoftmax(ctx, predict)
+	return n.predictMaxSoftmax(ctx)
 }

@@ -308,6 +308,10 @@ func TestSlurmFlags(t *testing.T) {
 		}
 		if total != 12 {
 			t.Errorf("%d shards hold %d runs, want 12 (2 ratios × 3 seeds × 2 iterations)", n, total)
+		}
+	}
+}
+
 // TestMethodsRegistered: the binary's blank imports (register.go) register
 // every method row, the semi-supervised baselines included.
 func TestMethodsRegistered(t *testing.T) {
