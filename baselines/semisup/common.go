@@ -89,9 +89,19 @@ func newNet(task *suite.Task) (*net, error) {
 	return n, nil
 }
 
-// exec compiles fn on the run's store (every input shape cached).
+// exec compiles fn on the run's store (every input shape cached). Every
+// graph is marked as training before fn reads a variable: GoMLX's Go
+// backend embeds the variables of a non-training graph as constants at
+// compile time (PreferConstantsForVariables, GoMLX v0.28.16), so an
+// inference graph cached for one input shape would keep predicting with
+// the weights of its compilation, and an optimizer in it would update
+// variables that its next run never reads. The backbone has no dropout,
+// so "training" changes nothing else.
 func (n *net) exec(fn func(scope *model.Scope, in []*Node) []*Node) (*model.Exec, error) {
-	e, err := model.NewExec(n.backend, n.store, fn)
+	e, err := model.NewExec(n.backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+		n.store.SetTraining(in[0].Graph(), true)
+		return fn(scope, in)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +131,13 @@ type adam struct {
 func newAdam(name, scopePath string, lr float64) *adam {
 	return &adam{opt: optimizer.Adam().Scope(name).LearningRate(lr).Done(),
 		lrPath: scopePath + "/" + optimizer.Scope + "/" + optimizer.ParamLearningRate, lr: lr}
+}
+
+// minimise adds a's update of the variables under scope (the root scope:
+// all) for loss to loss's graph (built by net.exec, which marks it as
+// training).
+func (a *adam) minimise(_ *model.Store, scope *model.Scope, loss *Node) {
+	a.opt.UpdateGraph(scope, loss.Graph(), loss)
 }
 
 // setLR writes a's learning rate into the store before one of its steps

@@ -14,7 +14,7 @@ import (
 // Letter-high (low ratio, seed 0) with its defaults overridden by set, and
 // checks what every row must satisfy: one "loss" point and (curve_every =
 // 1) one D^u closed-accuracy point per pass over D^l
-// whose "steps" add up to the budget, finite losses, and every headline metric
+// whose "steps" add up to the budget, finite losses that fall, and every headline metric
 // present and in [0, 1].
 func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	t.Helper()
@@ -58,6 +58,11 @@ func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 		if math.IsNaN(l) || math.IsInf(l, 0) {
 			t.Fatalf("loss curve %v", losses)
 		}
+	}
+	// Strictly lower, not by a factor: GLA's loss carries its alignment term
+	// (≈ −1/τ at its minimum), which a factor would misread.
+	if !(losses[len(losses)-1] < losses[0]) {
+		t.Errorf("supervised loss did not fall: %v (the optimizer's updates must reach the next step)", losses)
 	}
 	for _, k := range []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC} {
 		v, ok := res.Metrics[k]

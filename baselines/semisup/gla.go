@@ -177,7 +177,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
 			if labelled {
 				loss = Add(loss, Add(gnn.MaskedCrossEntropy(f.logits, in[6], in[3]), gnn.MaskedCrossEntropy(lt, in[6], keep)))
 			}
-			opt.opt.UpdateGraph(scope, in[0].Graph(), loss)
+			opt.minimise(n.store, scope, loss)
 			return []*Node{loss}
 		})
 	}

@@ -98,7 +98,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		u := project(scope, in[0], in[1], in[2])
 		v := project(scope, in[4], in[5], in[6])
 		loss := GraphCLOneWay(u, v, in[3], tau)
-		pre.opt.UpdateGraph(scope, in[0].Graph(), loss)
+		pre.minimise(n.store, scope, loss)
 		return []*Node{loss}
 	})
 	if err != nil {
@@ -110,7 +110,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
 		loss := gnn.MaskedCrossEntropy(logits, in[4], in[3])
-		ft.opt.UpdateGraph(scope, in[0].Graph(), loss)
+		ft.minimise(n.store, scope, loss)
 		return []*Node{loss}
 	})
 	if err != nil {

@@ -93,7 +93,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		ce, lg, gg := infoGraphLosses(scope, n.enc, classes, in)
 		loss := Add(ce, Add(lg, MulScalar(gg, lambda)))
-		opt.opt.UpdateGraph(scope, in[0].Graph(), loss)
+		opt.minimise(n.store, scope, loss)
 		return []*Node{loss}
 	})
 	if err != nil {

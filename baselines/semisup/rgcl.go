@@ -164,8 +164,8 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 			return gnn.MLP(scope.At("net").At("proj"), embed(scope, x, a, m, false), hidden, hidden)
 		}
 		loss := RGCLTULoss(proj(in[0], in[1], in[2]), proj(in[4], in[5], in[6]), proj(in[7], in[8], in[9]), in[3], tau, cp)
-		preNet.opt.UpdateGraph(scope.At("net"), in[0].Graph(), loss)
-		preEx.opt.UpdateGraph(scope.At("explainer"), in[0].Graph(), loss)
+		preNet.minimise(n.store, scope.At("net"), loss)
+		preEx.minimise(n.store, scope.At("explainer"), loss)
 		return []*Node{loss}
 	})
 	if err != nil {
@@ -178,7 +178,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		if len(in) > 5 {
 			loss = Add(loss, gnn.MaskedCrossEntropy(logitsOf(scope, in[5], in[6], in[7]), in[4], in[3]))
 		}
-		ft.opt.UpdateGraph(scope.At("net"), in[0].Graph(), loss)
+		ft.minimise(n.store, scope.At("net"), loss)
 		return []*Node{loss}
 	})
 	if err != nil {
