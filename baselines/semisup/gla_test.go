@@ -64,9 +64,7 @@ func (nopLog) Epoch(int, int, map[string]float64) {}
 // tinyTask is a synthetic task of 24 random trees (5–8 nodes: one padding
 // bucket of 8 nodes, so every batch of 4 has one shape), 2-d features,
 // 12 labelled in 2 classes, 12 unlabelled, with method defaults overridden
-// by set. One shape matters for the step-counter checks: with GoMLX
-// v0.28.16 an Adam step counter read back from the store is the count of
-// the compiled graph (one per input shape) last run, not the total.
+// by set.
 func tinyTask(t *testing.T, method string, set suite.Params) *suite.Task {
 	t.Helper()
 	p := params(t, method, set)
