@@ -20,8 +20,6 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
-
-	_ "github.com/ugbench/ugbench/methods/all"
 )
 
 type command struct {

@@ -311,3 +311,17 @@ func TestSlurmFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodsRegistered: the binary's blank imports (register.go) register
+// every method row, the semi-supervised baselines included.
+func TestMethodsRegistered(t *testing.T) {
+	var out bytes.Buffer
+	if err := runMethods(nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"wl", "sp", "graphlet", "gin-topk", "gin-asap", "infograph", "graphcl", "gla", "rgcl", "ugnn", "ugnn-wo-up"} {
+		if !strings.Contains(out.String(), "\n"+name+"\n") && !strings.HasPrefix(out.String(), name+"\n") {
+			t.Errorf("bench methods lacks %s", name)
+		}
+	}
+}

@@ -111,16 +111,48 @@ func (c EncoderConfig) pool(scope *model.Scope, h, adj, mask *Node) Pooled {
 // The pooling (cfg.Pool, in scope "pool") sees the first stage's output;
 // TopK's scores are TopKScore of it.
 func Encode(scope *model.Scope, cfg EncoderConfig, x, adj, mask *Node) *Node {
+	return EncodeNodes(scope, cfg, x, adj, mask, nil).Z
+}
+
+// Encoded is EncodeNodes's output.
+type Encoded struct {
+	// Z [B, 2·Hidden] is the readout mean‖max, Encode's output.
+	Z *Node
+	// H [B, K, Hidden] are the final-stage node states the readout sees,
+	// Mask [B, K] their (pooled) mask: the "patches" of InfoGraph.
+	H, Mask *Node
+	// Select [B, K, N] is the pooling's one-hot selection (no gradient).
+	Select *Node
+}
+
+// EncodeNodes is Encode that also returns the final-stage node states and
+// their mask, and optionally weights nodes: with nodeWeight [B, N] non-nil,
+// every first-stage convolution's output is multiplied row-wise by it, and
+// every second-stage convolution's output by its gather through the
+// pooling's selection, Select·nodeWeight [B, K] (RGCL's rationale weights,
+// RGCL unsupervised_TU/gin.py:91-112, which multiply every GIN layer's
+// node states). With nodeWeight nil the graph is exactly Encode's.
+func EncodeNodes(scope *model.Scope, cfg EncoderConfig, x, adj, mask, nodeWeight *Node) Encoded {
+	weigh := func(h, w *Node) *Node {
+		if w == nil {
+			return h
+		}
+		return Mul(h, InsertAxes(w, -1))
+	}
 	h := x
 	for l := 0; l < cfg.LayersPerStage; l++ {
-		h = cfg.conv(scope.In("conv1_%d", l), h, adj, mask)
+		h = weigh(cfg.conv(scope.In("conv1_%d", l), h, adj, mask), nodeWeight)
 	}
 	p := cfg.pool(scope.In("pool"), h, adj, mask)
+	var w2 *Node
+	if nodeWeight != nil {
+		w2 = Einsum("bkn,bn->bk", p.Select, nodeWeight)
+	}
 	h = p.H
 	for l := 0; l < cfg.LayersPerStage; l++ {
-		h = cfg.conv(scope.In("conv2_%d", l), h, p.Adj, p.Mask)
+		h = weigh(cfg.conv(scope.In("conv2_%d", l), h, p.Adj, p.Mask), w2)
 	}
-	return MeanMaxReadout(h, p.Mask)
+	return Encoded{Z: MeanMaxReadout(h, p.Mask), H: h, Mask: p.Mask, Select: p.Select}
 }
 
 // MaskedCrossEntropy is the mean softmax cross-entropy over graph slots with

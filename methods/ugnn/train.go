@@ -21,6 +21,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/methods/augment"
 	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -93,12 +94,12 @@ func (r *run) wholeView(g int) view {
 }
 
 func (r *run) nodeDropView(g int, purpose string, a, b int) view {
-	sg, f := DropNodes(&r.task.Graphs[g], r.feats.Nodes[g], r.feats.Dim, r.cfg.NodeDrop, streamRNG(r.task.Seed, purpose, a, b, g))
+	sg, f := augment.DropNodes(&r.task.Graphs[g], r.feats.Nodes[g], r.feats.Dim, r.cfg.NodeDrop, augment.Stream(r.task.Seed, purpose, a, b, g))
 	return view{g: sg, nodes: f}
 }
 
 func (r *run) edgeDropView(g int, purpose string, a, b int) view {
-	sg, f := DropEdges(&r.task.Graphs[g], r.feats.Nodes[g], r.cfg.EdgeDrop, streamRNG(r.task.Seed, purpose, a, b, g))
+	sg, f := augment.DropEdges(&r.task.Graphs[g], r.feats.Nodes[g], r.cfg.EdgeDrop, augment.Stream(r.task.Seed, purpose, a, b, g))
 	return view{g: sg, nodes: f}
 }
 
@@ -583,7 +584,7 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 		if err != nil {
 			return nil, err
 		}
-		cents, _ := KMeans(emb, r.cfg.UnknownPrototypes, r.cfg.KMeansIters, streamRNG(r.task.Seed, "kmeans", t, 0, 0))
+		cents, _ := KMeans(emb, r.cfg.UnknownPrototypes, r.cfg.KMeansIters, augment.Stream(r.task.Seed, "kmeans", t, 0, 0))
 		for _, c := range cents {
 			normalize(c)
 		}

@@ -1,4 +1,4 @@
-package ugnn
+package augment
 
 import (
 	"math"
@@ -94,7 +94,7 @@ func TestDropNodesInduced(t *testing.T) {
 			g, feats := randomGraph(rng, n, 2*n)
 			orig := slices.Clone(feats)
 			origSrc, origDst := slices.Clone(g.Src), slices.Clone(g.Dst)
-			sg, sf := DropNodes(&g, feats, 3, 0.2, streamRNG(int64(rep), "test", n, 0, 0))
+			sg, sf := DropNodes(&g, feats, 3, 0.2, Stream(int64(rep), "test", n, 0, 0))
 			keep := gnn.KeepCount(0.8, n)
 			if sg.NumNodes != keep {
 				t.Fatalf("n = %d: kept %d nodes, want ⌈0.8n⌉ = %d", n, sg.NumNodes, keep)
@@ -140,7 +140,7 @@ func TestDropNodesUniform(t *testing.T) {
 	const draws = 4000
 	kept := make([]int, 10)
 	for d := 0; d < draws; d++ {
-		_, sf := DropNodes(&g, feats, 3, 0.2, streamRNG(5, "uniform", d, 0, 0))
+		_, sf := DropNodes(&g, feats, 3, 0.2, Stream(5, "uniform", d, 0, 0))
 		for _, v := range originalIDs(t, sf, 8) {
 			kept[v]++
 		}
@@ -165,11 +165,11 @@ func TestSubgraphDeterminism(t *testing.T) {
 	}
 	base := key{7, "ood", 1, 2, 3}
 	nodes := func(k key) []int {
-		_, sf := DropNodes(&g, feats, 3, 0.2, streamRNG(k.seed, k.purpose, k.a, k.b, k.c))
+		_, sf := DropNodes(&g, feats, 3, 0.2, Stream(k.seed, k.purpose, k.a, k.b, k.c))
 		return originalIDs(t, sf, gnn.KeepCount(0.8, 77))
 	}
 	edges := func(k key) []int32 {
-		sg, _ := DropEdges(&g, feats, 0.2, streamRNG(k.seed, k.purpose, k.a, k.b, k.c))
+		sg, _ := DropEdges(&g, feats, 0.2, Stream(k.seed, k.purpose, k.a, k.b, k.c))
 		return append(slices.Clone(sg.Src), sg.Dst...)
 	}
 	if !slices.Equal(nodes(base), nodes(base)) || !slices.Equal(edges(base), edges(base)) {
@@ -197,13 +197,13 @@ func TestDropEdges(t *testing.T) {
 	if g.NumEdges() != 2000 {
 		t.Fatalf("test graph has %d edges, want 2000", g.NumEdges())
 	}
-	sg, sf := DropEdges(&g, feats, 0, streamRNG(0, "e", 0, 0, 0))
+	sg, sf := DropEdges(&g, feats, 0, Stream(0, "e", 0, 0, 0))
 	if !slices.Equal(sg.Src, g.Src) || !slices.Equal(sg.Dst, g.Dst) || sg.NumNodes != g.NumNodes || !slices.Equal(sf, feats) {
 		t.Fatal("ratio 0 changed the graph")
 	}
 	se := math.Sqrt(0.2 * 0.8 / 2000)
 	for s := 0; s < 5; s++ {
-		sg, sf := DropEdges(&g, feats, 0.2, streamRNG(int64(s), "e", 1, 2, 3))
+		sg, sf := DropEdges(&g, feats, 0.2, Stream(int64(s), "e", 1, 2, 3))
 		if sg.NumNodes != g.NumNodes || !slices.Equal(sf, feats) || !slices.Equal(sg.Features, feats) {
 			t.Fatal("DropEdges changed nodes or features")
 		}
@@ -222,7 +222,7 @@ func TestDropEdges(t *testing.T) {
 			t.Errorf("stream %d: dropped %.4f of the edges, want 0.2 ± %.4f", s, rate, 3*se)
 		}
 	}
-	if sg, _ := DropEdges(&g, feats, 1, streamRNG(0, "e", 0, 0, 0)); len(sg.Src) != 0 {
+	if sg, _ := DropEdges(&g, feats, 1, Stream(0, "e", 0, 0, 0)); len(sg.Src) != 0 {
 		t.Errorf("ratio 1 kept %d arcs", len(sg.Src))
 	}
 }

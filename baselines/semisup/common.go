@@ -1,0 +1,324 @@
+package semisup
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// backboneDefaults are the parameters every row shares with gin-topk
+// (docs/protocol.md §5): `steps` supervised optimizer steps at
+// `batch_size` (0 = the dataset's protocol budget, which the grid writes
+// into every spec; Fit takes it literally), Adam lr 1e-3, hidden 128, two
+// GIN layers per stage, TopK ratio 0.8, and `curve_every` (if > 0, the
+// classes predicted for D^u are reported every curve_every passes over
+// D^l and after the last, as gin-topk does).
+func backboneDefaults() suite.Params {
+	return suite.Params{
+		"steps":       0,
+		"curve_every": 0,
+		"batch_size":  256,
+		"lr":          1e-3,
+		"hidden":      128,
+		"layers":      2,
+		"pool_ratio":  0.8,
+	}
+}
+
+// net is one run's model store, backend, standardised features and
+// compiled executables.
+type net struct {
+	task    *suite.Task
+	enc     gnn.EncoderConfig
+	feats   *gnn.Features
+	backend compute.Backend
+	store   *model.Store
+	batch   int
+	steps   int
+	lr      float64
+	// curveEvery is curve_every; predict (x, adj, mask → softmax) is set
+	// by the method before supervisedSteps and used for its reports and
+	// the final prediction.
+	curveEvery int
+	predict    *model.Exec
+	label      map[int]int32
+	execs      []*model.Exec
+}
+
+// newNet validates the shared parameters and sets up the store, seeded
+// with task.Seed, with features standardised over D^l ∪ D^u.
+func newNet(task *suite.Task) (*net, error) {
+	p := task.Params
+	enc := gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolTopK, Hidden: p.Int("hidden"),
+		LayersPerStage: p.Int("layers"), PoolRatio: p.Float("pool_ratio")}
+	if err := enc.Validate(); err != nil {
+		return nil, err
+	}
+	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every")}
+	if n.steps < 0 || n.batch < 1 || !(n.lr > 0) || n.curveEvery < 0 {
+		return nil, fmt.Errorf("steps %d, batch_size %d, lr %g, curve_every %d: need steps ≥ 0, batch_size ≥ 1, lr > 0, curve_every ≥ 0", n.steps, n.batch, n.lr, n.curveEvery)
+	}
+	if len(task.Labelled) == 0 {
+		return nil, fmt.Errorf("no labelled graphs")
+	}
+	backend, err := gnn.NewBackend(gnn.BackendConfig(task.Backend))
+	if err != nil {
+		return nil, err
+	}
+	n.backend, n.store = backend, model.NewStore()
+	if err := gnn.SetSeed(n.store, task.Seed); err != nil {
+		return nil, err
+	}
+	n.feats = gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool())
+	n.label = make(map[int]int32, len(task.Labelled))
+	for i, g := range task.Labelled {
+		n.label[g] = int32(task.Labels[i])
+	}
+	return n, nil
+}
+
+// exec compiles fn on the run's store (every input shape cached). Every
+// graph is marked as training before fn reads a variable: GoMLX's Go
+// backend embeds the variables of a non-training graph as constants at
+// compile time (PreferConstantsForVariables, GoMLX v0.28.16), so an
+// inference graph cached for one input shape would keep predicting with
+// the weights of its compilation, and an optimizer in it would update
+// variables that its next run never reads. The backbone has no dropout,
+// so "training" changes nothing else.
+func (n *net) exec(fn func(scope *model.Scope, in []*Node) []*Node) (*model.Exec, error) {
+	e, err := model.NewExec(n.backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+		n.store.SetTraining(in[0].Graph(), true)
+		return fn(scope, in)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.SetMaxCache(-1)
+	n.execs = append(n.execs, e)
+	return e, nil
+}
+
+func (n *net) close() {
+	for _, e := range n.execs {
+		e.Finalize()
+	}
+}
+
+// adam is an Adam optimiser whose moments and step counter live in their
+// own scope (so two of them over the same variables share nothing) and
+// whose learning rate is set from the host before every step (GoMLX keeps
+// one learning-rate variable per optimised scope; setLR writes it).
+type adam struct {
+	opt    optimizer.Interface
+	lrPath string
+	lr     float64
+}
+
+// newAdam is Adam(lr) with its state under /name, optimising the
+// variables under scopePath ("" = all).
+func newAdam(name, scopePath string, lr float64) *adam {
+	return &adam{opt: optimizer.Adam().Scope(name).LearningRate(lr).Done(),
+		lrPath: scopePath + "/" + optimizer.Scope + "/" + optimizer.ParamLearningRate, lr: lr}
+}
+
+// minimise adds a's update of the variables under scope (the root scope:
+// all) for loss to loss's graph (built by net.exec, which marks it as
+// training).
+func (a *adam) minimise(_ *model.Store, scope *model.Scope, loss *Node) {
+	a.opt.UpdateGraph(scope, loss.Graph(), loss)
+}
+
+// setLR writes a's learning rate into the store before one of its steps
+// (no-op before the first compilation, which creates the variable with
+// a's own rate).
+func (a *adam) setLR(store *model.Store) error {
+	if v := store.GetVariable(a.lrPath); v != nil {
+		return v.SetValue(tensors.FromScalar(float32(a.lr)))
+	}
+	return nil
+}
+
+// inputs pads graphs (with feature rows nodes) into one batch of the
+// run's batch size and returns x, adj, mask, weight and the batch.
+func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, *gnn.Batch) {
+	idx := make([]int, len(graphs))
+	for i := range idx {
+		idx[i] = i
+	}
+	b := gnn.NewBatch(graphs, &gnn.Features{Dim: n.feats.Dim, Nodes: nodes}, idx, n.batch)
+	x, a, m := b.Tensors()
+	return []any{x, a, m, tensors.FromFlatDataAndDimensions(b.Weight, b.B)}, b
+}
+
+// original is inputs for the un-augmented graphs idx.
+func (n *net) original(idx []int) ([]any, *gnn.Batch) {
+	graphs := make([]datasets.Graph, len(idx))
+	nodes := make([][]float32, len(idx))
+	for i, g := range idx {
+		graphs[i], nodes[i] = n.task.Graphs[g], n.feats.Nodes[g]
+	}
+	return n.inputs(graphs, nodes)
+}
+
+// labels is the [B] int32 label tensor of the labelled graphs idx
+// (padding slots 0).
+func (n *net) labels(idx []int, b int) *tensors.Tensor {
+	y := make([]int32, b)
+	for s, g := range idx {
+		y[s] = n.label[g]
+	}
+	return tensors.FromFlatDataAndDimensions(y, b)
+}
+
+// head is the suite's MLP head in scope: h = ReLU(W0·z + b0) [.., H] and
+// logits = W1·h + b1 [.., C] (the same variables as gnn.MLP(scope, z, H,
+// C)). z may have any leading axes.
+func head(scope *model.Scope, z *Node, hidden, classes int) (h, logits *Node) {
+	h = gnn.ReLU(gnn.Linear(scope.At("layer_0"), z, hidden))
+	return h, gnn.Linear(scope.At("layer_1"), h, classes)
+}
+
+// lossOf reads a scalar loss output, failing on NaN or ±Inf.
+func lossOf(t *tensors.Tensor) (float64, error) {
+	v := float64(tensors.MustCopyFlatData[float32](t)[0])
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("loss is %v", v)
+	}
+	return v, nil
+}
+
+// sizeBatches cuts idx into batches of similar graph size (sorted by
+// node count, little padding) and calls fn with each batch's graphs and
+// its original-graph inputs.
+func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(part []int, in []any, b *gnn.Batch) error) error {
+	order := slices.Clone(idx)
+	slices.SortStableFunc(order, func(a, b int) int { return n.task.Graphs[a].NumNodes - n.task.Graphs[b].NumNodes })
+	for start := 0; start < len(order); start += n.batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		part := order[start:min(start+n.batch, len(order))]
+		in, b := n.original(part)
+		if err := fn(part, in, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probabilities runs predict (inputs x, adj, mask → softmax [B, C]) over
+// idx and returns the rows in idx's order.
+func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
+	pos := make(map[int]int, len(idx))
+	for i, g := range idx {
+		pos[g] = i
+	}
+	c := n.task.NumKnown
+	probs := make([][]float32, len(idx))
+	err := n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
+		out, err := predict.Exec(in[:3]...)
+		if err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+		flat := tensors.MustCopyFlatData[float32](out[0])
+		for s, g := range part {
+			probs[pos[g]] = flat[s*c : (s+1)*c]
+		}
+		return nil
+	})
+	return probs, err
+}
+
+// pool is D^l ∪ D^u (Task.TrainPool), the graphs the unsupervised parts
+// may use: never the held-out test graphs of Task.Eval.
+func pool(task *suite.Task) []int { return task.TrainPool() }
+
+// supervisedSteps runs the run's `steps` supervised steps: labelled batches
+// from successive shuffled passes over D^l (gnn.EpochBatches, random),
+// calling step for each; step returns the batch loss, or NaN for a
+// skipped step (no optimizer call; counted in the budget, left out of the
+// pass's mean loss). beforePass (optional) runs at the start of every
+// pass (e.g. GLA's unlabelled pass) and returns extra curve values. After
+// every pass — and after the last, possibly partial, one — the mean loss
+// of the pass and the extra values are logged as one curve point.
+func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
+	step func(pass int, idx []int) (float64, error),
+	beforePass func(pass int) (map[string]float64, error)) error {
+	perPass := (len(n.task.Labelled) + n.batch - 1) / n.batch
+	passes := (n.steps + perPass - 1) / perPass
+	done := 0
+	for pass := 1; done < n.steps; pass++ {
+		values := map[string]float64{}
+		if beforePass != nil {
+			extra, err := beforePass(pass)
+			if err != nil {
+				return fmt.Errorf("pass %d: %w", pass, err)
+			}
+			for k, v := range extra {
+				values[k] = v
+			}
+		}
+		batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Labelled, n.batch, gnn.BatchingRandom, rng)
+		if err != nil {
+			return err
+		}
+		var sum float64
+		var count, taken int
+		for _, idx := range batches {
+			if done == n.steps {
+				break
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			loss, err := step(pass, idx)
+			if err != nil {
+				return fmt.Errorf("pass %d, step %d: %w", pass, done+1, err)
+			}
+			if !math.IsNaN(loss) {
+				sum += loss * float64(len(idx))
+				count += len(idx)
+			}
+			done++
+			taken++
+		}
+		values["loss"] = sum / float64(max(count, 1))
+		values["steps"] = float64(taken)
+		n.task.Log.Epoch(pass, passes, values)
+		if n.curveEvery > 0 && (pass%n.curveEvery == 0 || done == n.steps) {
+			probs, err := n.probabilities(ctx, n.predict, n.task.Unlabelled)
+			if err != nil {
+				return err
+			}
+			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(probs).Class); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// predictMaxSoftmax predicts task.Eval with n.predict and the final
+// weights: class = argmax, unknown score = 1 − max softmax.
+func (n *net) predictMaxSoftmax(ctx context.Context) (*suite.Predictions, error) {
+	probs, err := n.probabilities(ctx, n.predict, n.task.Eval)
+	if err != nil {
+		return nil, err
+	}
+	return gnn.MaxSoftmaxPredictions(probs), nil
+}
+
+// realCount is the number of real graph slots of a batch.
+func realCount(b *gnn.Batch) int { return len(b.Index) }

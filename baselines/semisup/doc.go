@@ -1,0 +1,15 @@
+// Package semisup holds the paper's semi-supervised baseline rows
+// (InfoGraph, GraphCL, GLA, RGCL; UGNN paper Tables 2–3) on the suite's
+// shared backbone (gnn.Encode with GIN-ε convolutions and TopK pooling,
+// mean‖max readout, MLP head), each as its official code does it in the
+// semi-supervised setting (../shared/specs/CONTRASTIVE.md), and the
+// contrastive estimators those codes use (losses.go). Every row predicts
+// with its final weights (no epoch is selected) and scores unknowns by
+// 1 − max softmax (PROTOCOL §3).
+//
+// Budget: each row's supervised part takes exactly `steps` optimizer
+// steps at `batch_size` (protocol v2), so a row's gain over gin-topk is
+// its semi-supervision, not more supervised steps; the unsupervised part
+// has its own documented parameters. A curve point is logged after every
+// pass over D^l.
+package semisup

@@ -1,0 +1,327 @@
+package semisup
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/ugbench/ugbench/methods/augment"
+	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/suite"
+)
+
+func init() { suite.Register(gla{}) }
+
+// gla is GLA, label-invariant augmentation in representation space (Yue et
+// al., NeurIPS 2022), as its official code does it
+// (brandeis-machine-learning/GLA res_gcn.py, train_eval.py; spec §3). One
+// joint stage; every pass over D^l is preceded by a pass over D^u, with
+// two Adam states over the same parameters: A_u at lr·lr_unlabelled_factor
+// (halved every lr_decay_step passes) and A_l at lr.
+//
+// Per batch: z = Encode(G); the radius base c = mean over real graphs of
+// ‖z_i − z̄‖ (GLARadiusBase), ε = η·c; r = ε(1 + radius_std·n₀), n₀ ~ N(0,1),
+// and `candidates` unit directions U (normalised U(−½,½)^{2H}) shared by
+// the batch; candidate z_i + r·U_k. The reference class is argmax head(z_i)
+// (unlabelled) or y_i (labelled); the pick is GLASelect's (the valid
+// candidate least confident in the reference class, else the most
+// confident). Unlabelled batches redraw (n₀, U) up to max_redraws times
+// while some real graph has no valid candidate (the official loop never
+// stops). The filter I keeps real graphs whose argmax head(z̃) = argmax
+// head(z); if |I| ≤ 1 the step is skipped (no optimizer call). Loss: the
+// unlabelled pass minimises AlignmentOnly (E4, τ = tau) between proj(h)
+// and proj(h̃) over I (negatives=true: GraphCLOneWay instead, the paper's
+// text); the labelled pass adds CE(head(z), y) over the batch and
+// CE(head(z̃), y) over I.
+//
+// Deviation (spec §3.3): candidates are checked with the full head (W0,
+// ReLU, W1) on the readout, because the suite head's W1 cannot apply to z;
+// the official code checks with lin_class alone on the pre-FC vector.
+// The supervised budget `steps` counts labelled batches, taken or skipped.
+type gla struct{}
+
+func (gla) Name() string { return "gla" }
+
+func (gla) Doc() string {
+	return "GLA: label-invariant augmentation in representation space, alignment-only loss on D^u then D^l (Yue et al. 2022)"
+}
+
+// Defaults: the backbone's plus spec §3.4's.
+func (gla) Defaults() suite.Params {
+	p := backboneDefaults()
+	p["lr_unlabelled_factor"] = 0.2
+	p["lr_decay_factor"] = 0.5
+	p["lr_decay_step"] = 500
+	p["eta"] = 1.0
+	p["candidates"] = 50
+	p["radius_std"] = 0.04
+	p["tau"] = 0.5
+	p["max_redraws"] = 10
+	p["negatives"] = false
+	return p
+}
+
+// GLARadiusBase is c = Σ_i w_i ‖z_i − z̄‖ / Σ_i w_i with z̄ the weighted
+// mean of the real rows: z [B, D], weight [B] → scalar (no gradient is
+// stopped here).
+func GLARadiusBase(z, weight *Node) *Node {
+	w := InsertAxes(weight, -1)
+	tot := Max(ReduceAllSum(weight), ScalarOne(z.Graph(), z.DType()))
+	mean := Div(ReduceSum(Mul(z, w), 0), tot)
+	d := Sqrt(Add(ReduceSum(Square(Sub(z, InsertAxes(mean, 0))), -1), Scalar(z.Graph(), z.DType(), 1e-12)))
+	return Div(ReduceAllSum(Mul(d, weight)), tot)
+}
+
+// GLASelect picks each graph's candidate: logitsC [B, K, C] are the
+// classifier's logits of the K candidates, ref [B] int32 the reference
+// class. q_ik = log softmax(logitsC)[ref_i], valid_ik = (argmax = ref_i),
+// key = q if valid else 1 − q, k*_i = argmin_k key (ties to the lower
+// k). Returns k* [B] int32 and anyValid [B] (1 if some candidate of i is
+// valid), without gradient.
+func GLASelect(logitsC, ref *Node) (kStar, anyValid *Node) {
+	logitsC = StopGradient(logitsC)
+	c := logitsC.Shape().Dim(-1)
+	onehot := InsertAxes(OneHot(ref, c, logitsC.DType()), 1) // [B, 1, C]
+	q := ReduceSum(Mul(LogSoftmax(logitsC, -1), onehot), -1) // [B, K]
+	valid := Equal(ConvertDType(ArgMax(logitsC, -1), dtypes.Int32), InsertAxes(ref, -1))
+	key := Where(valid, q, OneMinus(q))
+	kStar = ConvertDType(ArgMin(key, -1), dtypes.Int32)
+	anyValid = ReduceMax(ConvertDType(valid, logitsC.DType()), -1)
+	return kStar, anyValid
+}
+
+// glaRun is one GLA run: the model, its executables and its two
+// optimizers.
+type glaRun struct {
+	n                          *net
+	k, dim, redraws            int
+	factor, decay              float64
+	decayStep                  int
+	selectExec, trainU, trainL *model.Exec
+	optU, optL                 *adam
+}
+
+func newGLARun(task *suite.Task) (*glaRun, error) {
+	p := task.Params
+	k, eta, std, tau := p.Int("candidates"), p.Float("eta"), p.Float("radius_std"), p.Float("tau")
+	redraws, negatives := p.Int("max_redraws"), p.Bool("negatives")
+	factor, decay, decayStep := p.Float("lr_unlabelled_factor"), p.Float("lr_decay_factor"), p.Int("lr_decay_step")
+	if k < 1 || !(eta > 0) || std < 0 || !(tau > 0) || redraws < 0 || !(factor > 0) || !(decay > 0) || decayStep < 1 {
+		return nil, fmt.Errorf("candidates %d, eta %g, radius_std %g, tau %g, max_redraws %d, lr_unlabelled_factor %g, lr_decay_factor %g, lr_decay_step %d: need candidates ≥ 1, eta, tau, factors > 0, radius_std, max_redraws ≥ 0, lr_decay_step ≥ 1",
+			k, eta, std, tau, redraws, factor, decay, decayStep)
+	}
+	n, err := newNet(task)
+	if err != nil {
+		return nil, err
+	}
+	r := &glaRun{n: n, k: k, dim: n.enc.EmbeddingDim(), redraws: redraws, factor: factor, decay: decay, decayStep: decayStep}
+	if err := r.build(eta, std, tau, negatives); err != nil {
+		n.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
+	n, k := r.n, r.k
+	hidden, classes := n.enc.Hidden, n.task.NumKnown
+	// forward builds the shared part of both passes and of the selection:
+	// in = x, adj, mask, w, n0 [], U [K, 2H], y [B] int32, ...
+	type fwd struct{ z, h, logits, r, logitsC *Node }
+	forward := func(scope *model.Scope, in []*Node) fwd {
+		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
+		h, logits := head(scope.At("head"), z, hidden, classes)
+		eps := StopGradient(MulScalar(GLARadiusBase(z, in[3]), eta))
+		rad := Mul(eps, OnePlus(MulScalar(in[4], std)))
+		zc := Add(InsertAxes(z, 1), InsertAxes(Mul(rad, in[5]), 0)) // [B, K, 2H]
+		_, logitsC := head(scope.At("head"), zc, hidden, classes)
+		return fwd{z, h, logits, rad, logitsC}
+	}
+	predClass := func(logits *Node) *Node { return ConvertDType(ArgMax(logits, -1), dtypes.Int32) }
+	var err error
+	// selection (no optimizer): x, adj, mask, w, n0, U, y, labelled flag []
+	// → k*, anyValid, I.
+	r.selectExec, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		f := forward(scope, in)
+		ref := Where(GreaterThan(in[7], ZerosLike(in[7])), in[6], predClass(f.logits))
+		kStar, anyValid := GLASelect(f.logitsC, ref)
+		zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), in[5])))
+		_, lt := head(scope.At("head"), zt, hidden, classes)
+		keep := Mul(in[3], ConvertDType(Equal(predClass(f.logits), predClass(lt)), f.z.DType()))
+		return []*Node{kStar, anyValid, keep}
+	})
+	if err != nil {
+		return err
+	}
+	// training steps: x, adj, mask, w, n0, U, y, k* [B] int32, I [B] → loss.
+	step := func(opt *adam, labelled bool) (*model.Exec, error) {
+		return n.exec(func(scope *model.Scope, in []*Node) []*Node {
+			f := forward(scope, in)
+			keep := in[8]
+			zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(in[7], k, f.z.DType()), in[5])))
+			ht, lt := head(scope.At("head"), zt, hidden, classes)
+			u := gnn.MLP(scope.At("proj"), f.h, hidden, hidden)
+			v := gnn.MLP(scope.At("proj"), ht, hidden, hidden)
+			var loss *Node
+			if negatives {
+				loss = GraphCLOneWay(u, v, keep, tau)
+			} else {
+				loss = AlignmentOnly(u, v, keep, tau)
+			}
+			if labelled {
+				loss = Add(loss, Add(gnn.MaskedCrossEntropy(f.logits, in[6], in[3]), gnn.MaskedCrossEntropy(lt, in[6], keep)))
+			}
+			opt.minimise(n.store, scope, loss)
+			return []*Node{loss}
+		})
+	}
+	r.optU, r.optL = newAdam("adam_unlabelled", "", n.lr*r.factor), newAdam("adam_labelled", "", n.lr)
+	if r.trainU, err = step(r.optU, false); err != nil {
+		return err
+	}
+	if r.trainL, err = step(r.optL, true); err != nil {
+		return err
+	}
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
+		return []*Node{Softmax(logits, -1)}
+	})
+	return err
+}
+
+// draw is (n₀, U) of one (purpose, pass, batch, attempt) stream: n₀ ~
+// N(0, 1) and K directions normalise(U(−½, ½)^{2H}).
+func (r *glaRun) draw(purpose string, pass, batch, attempt int) (*tensors.Tensor, *tensors.Tensor) {
+	rng := augment.Stream(r.n.task.Seed, purpose, pass, batch, attempt)
+	n0 := float32(rng.NormFloat64())
+	u := make([]float32, r.k*r.dim)
+	for i := 0; i < r.k; i++ {
+		row := u[i*r.dim : (i+1)*r.dim]
+		var norm float64
+		for j := range row {
+			row[j] = float32(rng.Float64() - 0.5)
+			norm += float64(row[j]) * float64(row[j])
+		}
+		norm = math.Sqrt(max(norm, 1e-24))
+		for j := range row {
+			row[j] = float32(float64(row[j]) / norm)
+		}
+	}
+	return tensors.FromScalar(n0), tensors.FromFlatDataAndDimensions(u, r.k, r.dim)
+}
+
+// batchStep runs the selection (with redraws for unlabelled batches) on
+// batch bi of pass and, unless the filter keeps ≤ 1 graph, one step of
+// A_l (labelled) or A_u. It returns the loss (NaN when skipped: then no
+// optimizer was called) and whether it stepped.
+func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, bool, error) {
+	n := r.n
+	in, b := n.original(idx)
+	opt, exec, purpose := r.optU, r.trainU, "gla_unlabelled"
+	var y *tensors.Tensor
+	flag := float32(0)
+	if labelled {
+		opt, exec, purpose = r.optL, r.trainL, "gla_labelled"
+		y, flag = n.labels(idx, b.B), 1
+	} else {
+		y = tensors.FromFlatDataAndDimensions(make([]int32, b.B), b.B)
+	}
+	var args []any
+	var sel []*tensors.Tensor
+	for attempt := 0; ; attempt++ {
+		n0, u := r.draw(purpose, pass, bi, attempt)
+		args = append(append([]any{}, in...), n0, u, y, tensors.FromScalar(flag))
+		out, err := r.selectExec.Exec(args...)
+		if err != nil {
+			return 0, false, err
+		}
+		sel = out
+		ok := true
+		for _, v := range tensors.MustCopyFlatData[float32](out[1])[:len(idx)] {
+			ok = ok && v > 0
+		}
+		if labelled || ok || attempt >= r.redraws {
+			break
+		}
+	}
+	var kept int
+	for _, v := range tensors.MustCopyFlatData[float32](sel[2]) {
+		if v > 0 {
+			kept++
+		}
+	}
+	if kept <= 1 {
+		return math.NaN(), false, nil
+	}
+	if err := opt.setLR(n.store); err != nil {
+		return 0, false, err
+	}
+	out, err := exec.Exec(append(args[:7], sel[0], sel[2])...)
+	if err != nil {
+		return 0, false, err
+	}
+	loss, err := lossOf(out[0])
+	return loss, true, err
+}
+
+// unlabelledPass is one pass over D^u with A_u at its decayed rate.
+func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (map[string]float64, error) {
+	n := r.n
+	r.optU.lr = n.lr * r.factor * math.Pow(r.decay, float64((pass-1)/r.decayStep))
+	batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Unlabelled, n.batch, gnn.BatchingRandom, rng)
+	if err != nil {
+		return nil, err
+	}
+	var sum float64
+	var count, skipped int
+	for bi, idx := range batches {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		loss, took, err := r.batchStep(false, pass, bi, idx)
+		if err != nil {
+			return nil, err
+		}
+		if !took {
+			skipped++
+			continue
+		}
+		sum += loss * float64(len(idx))
+		count += len(idx)
+	}
+	return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped)}, nil
+}
+
+func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	r, err := newGLARun(task)
+	if err != nil {
+		return nil, err
+	}
+	defer r.n.close()
+	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	skippedL, labelledBatch := 0, 0
+	err = r.n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
+		labelledBatch++
+		loss, took, err := r.batchStep(true, pass, labelledBatch, idx)
+		if err == nil && !took {
+			skippedL++
+		}
+		return loss, err // NaN when skipped: left out of the pass mean
+	}, func(pass int) (map[string]float64, error) {
+		v, err := r.unlabelledPass(ctx, pass, rng)
+		if v != nil {
+			v["labelled_skipped"] = float64(skippedL)
+		}
+		return v, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.n.predictMaxSoftmax(ctx)
+}

@@ -1,0 +1,187 @@
+package semisup
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/methods/augment"
+	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/suite"
+)
+
+func init() { suite.Register(graphCL{}) }
+
+// graphCL is GraphCL (You et al., NeurIPS 2020) as its official
+// semi-supervised TU code does it (Shen-Lab/GraphCL semisupervised_TU;
+// spec §2): contrastive pretraining, then fine-tuning.
+//
+//   - Stage 1, `pretrain_epochs` passes over D^l ∪ D^u (never the test
+//     graphs; the official code pretrains on the whole dataset): each
+//     graph gets view 1 = aug1(G, aug_ratio1) and view 2 = aug2(G,
+//     aug_ratio2) (package augment, one stream per (run seed, "graphcl",
+//     epoch, graph, view)); both are encoded, projected by proj =
+//     Linear(H,H)→ReLU→Linear(H,H) on the head's hidden layer h =
+//     ReLU(W0·z+b0) (proj_input=hidden, the official position after the FC
+//     layer) or on the readout z (proj_input=readout), and the loss is
+//     GraphCLOneWay (E1, τ = tau) at Adam(pretrain_lr). A batch with fewer
+//     than 2 real graphs is skipped (no optimizer call).
+//   - Stage 2: a fresh Adam(lr) trains encoder and head (W0 from stage 1,
+//     W1 fresh) with cross-entropy on D^l for `steps` steps, without
+//     augmentation; proj is unused.
+//
+// Deviations: no BatchNorm (the suite backbone has none), hidden 128
+// batches of 256 (official 128), final weights instead of the best test
+// epoch and checkpoint. Letter-high graphs of ≤ 4 nodes are unchanged by
+// dropN and reduced to one node by subgraph at ratio 0.2 (spec §2.2).
+type graphCL struct{}
+
+func (graphCL) Name() string { return "graphcl" }
+
+func (graphCL) Doc() string {
+	return "GraphCL: contrastive pretraining on D^l ∪ D^u (random2 views, one-way NT-Xent E1), then supervised fine-tuning (You et al. 2020)"
+}
+
+// Defaults: the backbone's, plus stage 1's (spec §2.4).
+func (graphCL) Defaults() suite.Params {
+	p := backboneDefaults()
+	p["pretrain_epochs"] = 100
+	p["pretrain_lr"] = 1e-3
+	p["aug1"] = string(augment.AugRandom2)
+	p["aug2"] = string(augment.AugRandom2)
+	p["aug_ratio1"] = 0.2
+	p["aug_ratio2"] = 0.2
+	p["tau"] = 0.5
+	p["proj_input"] = "hidden"
+	return p
+}
+
+func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	p := task.Params
+	n, err := newNet(task)
+	if err != nil {
+		return nil, err
+	}
+	defer n.close()
+	aug := [2]augment.Aug{augment.Aug(p.Str("aug1")), augment.Aug(p.Str("aug2"))}
+	ratio := [2]float64{p.Float("aug_ratio1"), p.Float("aug_ratio2")}
+	for v := range aug {
+		if !aug[v].Valid() {
+			return nil, fmt.Errorf("aug%d %q: want none, dropN, permE, subgraph, maskN or random2", v+1, aug[v])
+		}
+		if ratio[v] < 0 || ratio[v] > 1 {
+			return nil, fmt.Errorf("aug_ratio%d %g: must be in [0, 1]", v+1, ratio[v])
+		}
+	}
+	projInput, tau, epochs := p.Str("proj_input"), p.Float("tau"), p.Int("pretrain_epochs")
+	if projInput != "hidden" && projInput != "readout" {
+		return nil, fmt.Errorf("proj_input %q: want hidden or readout", projInput)
+	}
+	if !(tau > 0) || epochs < 0 || !(p.Float("pretrain_lr") > 0) {
+		return nil, fmt.Errorf("tau %g, pretrain_epochs %d, pretrain_lr %g: need tau > 0, pretrain_epochs ≥ 0, pretrain_lr > 0", tau, epochs, p.Float("pretrain_lr"))
+	}
+	hidden, classes := n.enc.Hidden, task.NumKnown
+	project := func(scope *model.Scope, x, adj, mask *Node) *Node {
+		z := gnn.Encode(scope.At("encoder"), n.enc, x, adj, mask)
+		if projInput == "hidden" {
+			z, _ = head(scope.At("head"), z, hidden, classes)
+		}
+		return gnn.MLP(scope.At("proj"), z, hidden, hidden)
+	}
+	pre := newAdam("adam_pretrain", "", p.Float("pretrain_lr"))
+	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		// in: x1, a1, m1, w, x2, a2, m2
+		u := project(scope, in[0], in[1], in[2])
+		v := project(scope, in[4], in[5], in[6])
+		loss := GraphCLOneWay(u, v, in[3], tau)
+		pre.minimise(n.store, scope, loss)
+		return []*Node{loss}
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Only the head's first layer is in stage 1's graph; stage 2 creates
+	// W1 fresh.
+	ft := newAdam("adam_finetune", "", n.lr)
+	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
+		loss := gnn.MaskedCrossEntropy(logits, in[4], in[3])
+		ft.minimise(n.store, scope, loss)
+		return []*Node{loss}
+	})
+	if err != nil {
+		return nil, err
+	}
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
+		return []*Node{Softmax(logits, -1)}
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	all := pool(task)
+	for ep := 1; ep <= epochs; ep++ {
+		batches, err := gnn.EpochBatches(task.Graphs, all, n.batch, gnn.BatchingRandom, rng)
+		if err != nil {
+			return nil, err
+		}
+		var sum float64
+		var count, skipped int
+		for _, idx := range batches {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if len(idx) < 2 {
+				skipped++ // E1's denominator is empty: no optimizer call
+				continue
+			}
+			var views [2][]datasets.Graph
+			var nodes [2][][]float32
+			for v := range 2 {
+				views[v], nodes[v] = make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
+				for i, g := range idx {
+					views[v][i], nodes[v][i] = aug[v].Apply(&task.Graphs[g], n.feats.Nodes[g], n.feats.Dim, ratio[v],
+						augment.Stream(task.Seed, "graphcl", ep, g, v))
+				}
+			}
+			in1, _ := n.inputs(views[0], nodes[0])
+			in2, _ := n.inputs(views[1], nodes[1])
+			if err := pre.setLR(n.store); err != nil {
+				return nil, err
+			}
+			out, err := pretrain.Exec(append(in1, in2[:3]...)...)
+			if err != nil {
+				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
+			}
+			loss, err := lossOf(out[0])
+			if err != nil {
+				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
+			}
+			sum += loss * float64(len(idx))
+			count += len(idx)
+		}
+		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)), "pretrain_skipped": float64(skipped)})
+	}
+
+	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
+		in, b := n.original(idx)
+		if err := ft.setLR(n.store); err != nil {
+			return 0, err
+		}
+		out, err := train.Exec(append(in, n.labels(idx, b.B))...)
+		if err != nil {
+			return 0, err
+		}
+		return lossOf(out[0])
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return n.predictMaxSoftmax(ctx)
+}

@@ -1,0 +1,133 @@
+package semisup
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/suite"
+)
+
+func init() { suite.Register(infoGraph{}) }
+
+// infoGraph is InfoGraph* (Sun et al., ICLR 2020) as its official
+// semi-supervised code does it (fanyun-sun/InfoGraph semi-supervised/,
+// QM9 regression there; spec §1), on the suite backbone with cross-entropy
+// for the regression loss. Two encoders with separate weights: φ
+// ("sup_encoder", feeding the classifier head) and ϕ ("unsup_encoder").
+// Each step draws a labelled batch B_l from D^l and a batch B_u from
+// D^l ∪ D^u (an independent shuffle, cycling) and minimises
+//
+//	CE(head(z_φ(B_l)), y) + L_lg(ϕ; B_u) + λ·L_gg(φ, ϕ; B_u)
+//
+// with L_lg = LocalGlobalJSD between local_d(H2_ϕ) — FF(H→H) on the final
+// stage's node states, the readout's input — and global_d(z_ϕ) — FF(2H→H)
+// — and L_gg = GlobalGlobalJSD between ff1(z_φ) and ff2(z_ϕ), both
+// FF(2H→H). FF is three Linear→ReLU layers plus a linear shortcut
+// (model.py:62-76). One Adam(lr) over every variable; prediction uses φ
+// and the head only. An "epoch" is one pass over D^l (the official zip
+// ends with the labelled loader): the `steps` budget counts these joint
+// steps. Deviations: no BatchNorm, GIN-TopK instead of NNConv+GRU+Set2Set,
+// default init instead of Xavier, no learning-rate scheduler (the
+// protocol has no validation set); epoch_unit=all is not implemented.
+type infoGraph struct{}
+
+func (infoGraph) Name() string { return "infograph" }
+
+func (infoGraph) Doc() string {
+	return "InfoGraph*: supervised encoder + unsupervised encoder with local-global JSD MI on D^l ∪ D^u and λ-weighted global-global JSD between them (Sun et al. 2020)"
+}
+
+// Defaults: the backbone's plus lambda = 0.001 (spec §1.4).
+func (infoGraph) Defaults() suite.Params {
+	p := backboneDefaults()
+	p["lambda"] = 0.001
+	return p
+}
+
+// ff is InfoGraph's FF block: three Linear→ReLU layers plus a linear
+// shortcut of x, all of width out. x [..., in] → [..., out].
+func ff(scope *model.Scope, x *Node, out int) *Node {
+	h := x
+	for i := range 3 {
+		h = gnn.ReLU(gnn.Linear(scope.At("layer_%d", i), h, out))
+	}
+	return Add(h, gnn.Linear(scope.At("shortcut"), x, out))
+}
+
+// infoGraphLosses are InfoGraph*'s three terms: the cross-entropy of the
+// supervised encoder φ ("sup_encoder") and head on the labelled batch,
+// L_lg of the unsupervised encoder ϕ ("unsup_encoder") with local_d and
+// global_d on the unlabelled batch, and L_gg between ff1(z_φ) and ff2(z_ϕ)
+// on the unlabelled batch. in: labelled x, adj, mask, weight, labels;
+// unlabelled x, adj, mask, weight.
+func infoGraphLosses(scope *model.Scope, enc gnn.EncoderConfig, classes int, in []*Node) (ce, lg, gg *Node) {
+	hidden := enc.Hidden
+	zl := gnn.Encode(scope.At("sup_encoder"), enc, in[0], in[1], in[2])
+	_, logits := head(scope.At("head"), zl, hidden, classes)
+	ce = gnn.MaskedCrossEntropy(logits, in[4], in[3])
+	u := gnn.EncodeNodes(scope.At("unsup_encoder"), enc, in[5], in[6], in[7], nil)
+	zs := gnn.Encode(scope.At("sup_encoder"), enc, in[5], in[6], in[7])
+	w := in[8]
+	lg = LocalGlobalJSD(ff(scope.At("local_d"), u.H, hidden), u.Mask, ff(scope.At("global_d"), u.Z, hidden), w)
+	gg = GlobalGlobalJSD(ff(scope.At("ff1"), zs, hidden), ff(scope.At("ff2"), u.Z, hidden), w)
+	return ce, lg, gg
+}
+
+func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	lambda := task.Params.Float("lambda")
+	if lambda < 0 {
+		return nil, fmt.Errorf("lambda %g: must be ≥ 0", lambda)
+	}
+	n, err := newNet(task)
+	if err != nil {
+		return nil, err
+	}
+	defer n.close()
+	hidden, classes := n.enc.Hidden, task.NumKnown
+	opt := newAdam("adam", "", n.lr)
+	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		ce, lg, gg := infoGraphLosses(scope, n.enc, classes, in)
+		loss := Add(ce, Add(lg, MulScalar(gg, lambda)))
+		opt.minimise(n.store, scope, loss)
+		return []*Node{loss}
+	})
+	if err != nil {
+		return nil, err
+	}
+	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		_, logits := head(scope.At("head"), gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
+		return []*Node{Softmax(logits, -1)}
+	})
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	urng := rand.New(rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
+	all := pool(task)
+	var ubatches [][]int
+	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
+		if len(ubatches) == 0 {
+			if ubatches, err = gnn.EpochBatches(task.Graphs, all, n.batch, gnn.BatchingRandom, urng); err != nil {
+				return 0, err
+			}
+		}
+		uidx := ubatches[0]
+		ubatches = ubatches[1:]
+		in, b := n.original(idx)
+		uin, _ := n.original(uidx)
+		out, err := train.Exec(append(append(in, n.labels(idx, b.B)), uin...)...)
+		if err != nil {
+			return 0, err
+		}
+		return lossOf(out[0])
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return n.predictMaxSoftmax(ctx)
+}

@@ -1,0 +1,172 @@
+package semisup
+
+import (
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+)
+
+// The contrastive estimators of the four official codes
+// (../shared/specs/CONTRASTIVE.md §0), as GoMLX graph functions. Every
+// loss is a mean over the real graph slots of a padded batch (weight [B]:
+// 1 real, 0 padding), and every B×B (or B×N×B) score matrix masks padding
+// on both axes, so a padding slot is never a negative.
+
+// cosEps is the normalisation floor of every cosine (spec rule 6; the
+// official cosines have none, so a zero vector would give NaN there).
+const cosEps = 1e-12
+
+// CosineMatrix is cos(u_i, v_j): u, v [B, D] → [B, B], each row scaled to
+// unit length with the norm floored at √cosEps.
+func CosineMatrix(u, v *Node) *Node {
+	return Einsum("id,jd->ij", unitRows(u), unitRows(v))
+}
+
+// CosinePairs is cos(u_i, v_i): u, v [B, D] → [B].
+func CosinePairs(u, v *Node) *Node {
+	return ReduceSum(Mul(unitRows(u), unitRows(v)), -1)
+}
+
+func unitRows(u *Node) *Node {
+	n := Sqrt(Max(ReduceSum(Square(u), -1), Scalar(u.Graph(), u.DType(), cosEps)))
+	return Div(u, InsertAxes(n, -1))
+}
+
+// pairMask is w_i·w_j·[i ≠ j] (offDiag) or w_i·[i = j] (diagonal): [B, B].
+func pairMasks(weight *Node) (diag, offDiag *Node) {
+	b := weight.Shape().Dim(0)
+	eye := DiagonalWithValue(ScalarOne(weight.Graph(), weight.DType()), b)
+	both := Mul(InsertAxes(weight, -1), InsertAxes(weight, 0))
+	return Mul(eye, both), Mul(OneMinus(eye), both)
+}
+
+// weightedMean is Σ w·x / max(Σ w, 1) over a [B] vector.
+func weightedMean(x, weight *Node) *Node {
+	den := Max(ReduceAllSum(weight), ScalarOne(x.Graph(), x.DType()))
+	return Div(ReduceAllSum(Mul(x, weight)), den)
+}
+
+// logMaskedSumExp is log Σ_j m_ij·exp(s_ij) per row: s, m [B, B] → [B],
+// shifted by the row maximum over all j. A row with no masked-in entry
+// (a padding slot's row) gives the row maximum instead of −∞, so that its
+// zero weight masks it without 0·∞ = NaN in the value or the gradient.
+func logMaskedSumExp(s, m *Node) *Node {
+	shift := StopGradient(ReduceMax(s, -1))
+	sum := ReduceSum(Mul(m, Exp(Sub(s, InsertAxes(shift, -1)))), -1)
+	sum = Where(GreaterThan(sum, ZerosLike(sum)), sum, OnesLike(sum))
+	return Add(Log(sum), shift)
+}
+
+// GraphCLOneWay is estimator E1, GraphCL's loss as its official code
+// computes it (Shen-Lab/GraphCL semisupervised_TU/pre-training/res_gcn.py
+// loss_cl): ℓ_i = −log( e_ii / Σ_{j≠i} e_ij ), e_ij = exp(cos(u_i, v_j)/τ),
+// averaged over the real slots i. Only u anchors (not symmetrised), the
+// negatives are v's other real slots, and the positive is not in the
+// denominator, so the value can be negative (−2 at τ = 0.5 for two
+// orthogonal aligned pairs). A batch with fewer than 2 real graphs has an
+// empty denominator (the loss is +∞): callers skip it. u, v [B, D],
+// weight [B] → scalar.
+func GraphCLOneWay(u, v, weight *Node, tau float64) *Node {
+	s := DivScalar(CosineMatrix(u, v), tau)
+	diag, off := pairMasks(weight)
+	pos := ReduceSum(Mul(s, diag), -1)
+	return weightedMean(Sub(logMaskedSumExp(s, off), pos), weight)
+}
+
+// OneWayInfoNCE is estimator E2: ℓ_i = −log( e_ii / Σ_j e_ij ) with the
+// positive in the denominator (per row, softplus of E1's ℓ_i); it is the
+// first term of RGCL's TU loss. u, v [B, D], weight [B] → scalar.
+func OneWayInfoNCE(u, v, weight *Node, tau float64) *Node {
+	s := DivScalar(CosineMatrix(u, v), tau)
+	diag, off := pairMasks(weight)
+	pos := ReduceSum(Mul(s, diag), -1)
+	return weightedMean(Sub(logMaskedSumExp(s, Add(diag, off)), pos), weight)
+}
+
+// AlignmentOnly is estimator E4, GLA's loss (brandeis-machine-learning/GLA
+// res_gcn.py:303-328, the denominator commented out at line 325):
+// ℓ_i = −cos(u_i, v_i)/τ averaged over the slots with weight > 0 (GLA
+// passes its filter I as the weight). u, v [B, D], weight [B] → scalar.
+func AlignmentOnly(u, v, weight *Node, tau float64) *Node {
+	return weightedMean(Neg(DivScalar(CosinePairs(u, v), tau)), weight)
+}
+
+// softplus is log(1+eˣ), computed as max(x, 0) + log1p(e^{−|x|}).
+func softplus(x *Node) *Node {
+	return Add(Max(x, ZerosLike(x)), Log1P(Exp(Neg(Abs(x)))))
+}
+
+// JSD is InfoGraph's Jensen–Shannon MI estimator (Deep InfoMax f-divergence
+// mode; fanyun-sun/InfoGraph semi-supervised/infomax.py:115-165) as a loss
+// to minimise: mean over negative pairs of En(s) − mean over positive pairs
+// of Ep(s), with Ep(s) = log 2 − softplus(−s) and En(s) = softplus(s) −
+// log 2. scores, pos and neg have one shape; pos and neg are 0/1 masks
+// (padding already masked out). It is 0 when every score is 0 and ≥ −2·log 2.
+func JSD(scores, pos, neg *Node) *Node {
+	g := scores.Graph()
+	log2 := Scalar(g, scores.DType(), 0.6931471805599453)
+	ep := Sub(log2, softplus(Neg(scores)))
+	en := Sub(softplus(scores), log2)
+	one := ScalarOne(g, scores.DType())
+	eq := Div(ReduceAllSum(Mul(ep, pos)), Max(ReduceAllSum(pos), one))
+	eneg := Div(ReduceAllSum(Mul(en, neg)), Max(ReduceAllSum(neg), one))
+	return Sub(eneg, eq)
+}
+
+// LocalGlobalJSD is InfoGraph's local–global term L_lg: scores
+// S[b,n,c] = ⟨local[b,n], global[c]⟩ between every node (patch) n of graph
+// b and every graph c of the batch; positives are (node, own graph),
+// negatives (node, every other real graph). local [B, N, H], nodeMask
+// [B, N], global [B, H], weight [B] → scalar.
+func LocalGlobalJSD(local, nodeMask, global, weight *Node) *Node {
+	s := Einsum("bnd,cd->bnc", local, global)
+	diag, off := pairMasks(weight) // [B(b), B(c)]
+	m := InsertAxes(nodeMask, -1)  // [B, N, 1]
+	return JSD(s, Mul(m, InsertAxes(diag, 1)), Mul(m, InsertAxes(off, 1)))
+}
+
+// GlobalGlobalJSD is InfoGraph*'s term L_gg between the supervised and the
+// unsupervised encoder's graph vectors: S = a·bᵀ [B, B], the diagonal
+// positive and the other real pairs negative. a, b [B, H], weight [B] →
+// scalar.
+func GlobalGlobalJSD(a, b, weight *Node) *Node {
+	diag, off := pairMasks(weight)
+	return JSD(Einsum("id,jd->ij", a, b), diag, off)
+}
+
+// RGCLTULoss is RGCL's unsupervised TU loss (lsh0520/RGCL
+// unsupervised_TU/rgcl.py:72-94) with anchor x, rationale view a and
+// complement view c:
+// ℓ_i = −log( e(x_i,a_i)/Σ_j e(x_i,a_j) + w·e(x_i,a_i)/(Σ_j e(x_i,c_j) + e(x_i,a_i)) ),
+// e = exp(cos/τ), sums over real slots, the complement ratio weighted by
+// w (cpWeight, 0.1) inside the log. x, a, c [B, D], weight [B] → scalar.
+func RGCLTULoss(x, a, c, weight *Node, tau, cpWeight float64) *Node {
+	sa := DivScalar(CosineMatrix(x, a), tau)
+	sc := DivScalar(CosineMatrix(x, c), tau)
+	diag, off := pairMasks(weight)
+	all := Add(diag, off)
+	pos := ReduceSum(Mul(sa, diag), -1)
+	// Both ratios relative to e_pos, in log space: r1 = e_pos/Σ_j e(x,a_j),
+	// r2 = e_pos/(Σ_j e(x,c_j) + e_pos).
+	logR1 := Sub(pos, logMaskedSumExp(sa, all))
+	logDen2 := logAddExp(logMaskedSumExp(sc, all), pos)
+	logR2 := Sub(pos, logDen2)
+	r := Add(Exp(logR1), MulScalar(Exp(logR2), cpWeight))
+	return weightedMean(Neg(Log(r)), weight)
+}
+
+// RGCLChemLoss is RGCL's chem pretraining loss
+// (transferLearning/chem/pretrain_rgcl.py:68-150): E1(r1, r2) + λ·mean_i
+// −log( e(r1_i,r2_i) / (Σ_j e(r1_i,c_j) + e(r1_i,r2_i)) ). r1, r2, c
+// [B, D], weight [B] → scalar.
+func RGCLChemLoss(r1, r2, c, weight *Node, tau, lambda float64) *Node {
+	sc := DivScalar(CosineMatrix(r1, c), tau)
+	diag, off := pairMasks(weight)
+	pos := DivScalar(CosinePairs(r1, r2), tau)
+	comp := Sub(logAddExp(logMaskedSumExp(sc, Add(diag, off)), pos), pos)
+	return Add(GraphCLOneWay(r1, r2, weight, tau), MulScalar(weightedMean(comp, weight), lambda))
+}
+
+// logAddExp is log(eᵃ + eᵇ), elementwise.
+func logAddExp(a, b *Node) *Node {
+	m := StopGradient(Max(a, b))
+	return Add(m, Log(Add(Exp(Sub(a, m)), Exp(Sub(b, m)))))
+}
