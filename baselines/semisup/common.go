@@ -20,8 +20,9 @@ import (
 
 // backboneDefaults are the parameters every row shares with gin-topk
 // (docs/protocol.md §5): `steps` supervised optimizer steps at
-// `batch_size` (0 = the dataset's protocol budget, which the grid writes
-// into every spec; Fit takes it literally), Adam lr 1e-3, hidden 128, two
+// `batch_size` 64 (0 = the dataset's protocol budget, which the grid
+// writes into every spec; Fit takes it literally), the unsupervised part's
+// batches of `unlabelled_batch_size` 256 graphs, Adam lr 1e-3, hidden 128, two
 // GIN layers per stage, TopK ratio 0.8, and `curve_every` (if > 0, the
 // classes predicted for D^u are reported every curve_every passes over
 // D^l and after the last, as gin-topk does).
@@ -29,11 +30,14 @@ func backboneDefaults() suite.Params {
 	return suite.Params{
 		"steps":       0,
 		"curve_every": 0,
-		"batch_size":  256,
+		"batch_size":  64,
 		"lr":          1e-3,
-		"hidden":      128,
-		"layers":      2,
-		"pool_ratio":  0.8,
+		// The unsupervised part's batch (pretraining, InfoGraph's and
+		// GLA's unlabelled batches).
+		"unlabelled_batch_size": 256,
+		"hidden":                128,
+		"layers":                2,
+		"pool_ratio":            0.8,
 	}
 }
 
@@ -45,7 +49,8 @@ type net struct {
 	feats   *gnn.Features
 	backend compute.Backend
 	store   *model.Store
-	batch   int
+	batch   int // supervised batch
+	ubatch  int // unsupervised batch
 	steps   int
 	lr      float64
 	// curveEvery is curve_every; predict (x, adj, mask → softmax) is set
@@ -66,9 +71,10 @@ func newNet(task *suite.Task) (*net, error) {
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}
-	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every")}
-	if n.steps < 0 || n.batch < 1 || !(n.lr > 0) || n.curveEvery < 0 {
-		return nil, fmt.Errorf("steps %d, batch_size %d, lr %g, curve_every %d: need steps ≥ 0, batch_size ≥ 1, lr > 0, curve_every ≥ 0", n.steps, n.batch, n.lr, n.curveEvery)
+	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), ubatch: p.Int("unlabelled_batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every")}
+	if n.steps < 0 || n.batch < 1 || n.ubatch < 2 || !(n.lr > 0) || n.curveEvery < 0 {
+		return nil, fmt.Errorf("steps %d, batch_size %d, unlabelled_batch_size %d, lr %g, curve_every %d: need steps ≥ 0, batch_size ≥ 1, unlabelled_batch_size ≥ 2, lr > 0, curve_every ≥ 0",
+			n.steps, n.batch, n.ubatch, n.lr, n.curveEvery)
 	}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
@@ -150,14 +156,14 @@ func (a *adam) setLR(store *model.Store) error {
 	return nil
 }
 
-// inputs pads graphs (with feature rows nodes) into one batch of the
-// run's batch size and returns x, adj, mask, weight and the batch.
+// inputs pads graphs (with feature rows nodes) into one batch (graph
+// slots bucketed up to the larger of the two batch sizes) and returns x, adj, mask, weight and the batch.
 func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, *gnn.Batch) {
 	idx := make([]int, len(graphs))
 	for i := range idx {
 		idx[i] = i
 	}
-	b := gnn.NewBatch(graphs, &gnn.Features{Dim: n.feats.Dim, Nodes: nodes}, idx, n.batch)
+	b := gnn.NewBatch(graphs, &gnn.Features{Dim: n.feats.Dim, Nodes: nodes}, idx, max(n.batch, n.ubatch))
 	x, a, m := b.Tensors()
 	return []any{x, a, m, tensors.FromFlatDataAndDimensions(b.Weight, b.B)}, b
 }

@@ -274,7 +274,7 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, boo
 func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (map[string]float64, error) {
 	n := r.n
 	r.optU.lr = n.lr * r.factor * math.Pow(r.decay, float64((pass-1)/r.decayStep))
-	batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Unlabelled, n.batch, gnn.BatchingRandom, rng)
+	batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Unlabelled, n.ubatch, gnn.BatchingRandom, rng)
 	if err != nil {
 		return nil, err
 	}

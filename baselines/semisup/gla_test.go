@@ -129,7 +129,7 @@ func counter(t *testing.T, n *net, name string) float64 {
 // and leaves every variable — parameters and both Adam states —
 // bit-identical.
 func TestGLASkipAndTwoOptimizers(t *testing.T) {
-	task := tinyTask(t, "gla", suite.Params{"hidden": 8, "batch_size": 4, "candidates": 5})
+	task := tinyTask(t, "gla", suite.Params{"hidden": 8, "batch_size": 4, "unlabelled_batch_size": 4, "candidates": 5})
 	r, err := newGLARun(task)
 	if err != nil {
 		t.Fatal(err)

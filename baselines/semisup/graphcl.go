@@ -127,7 +127,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	all := pool(task)
 	for ep := 1; ep <= epochs; ep++ {
-		batches, err := gnn.EpochBatches(task.Graphs, all, n.batch, gnn.BatchingRandom, rng)
+		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
 		if err != nil {
 			return nil, err
 		}

@@ -112,7 +112,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	var ubatches [][]int
 	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
 		if len(ubatches) == 0 {
-			if ubatches, err = gnn.EpochBatches(task.Graphs, all, n.batch, gnn.BatchingRandom, urng); err != nil {
+			if ubatches, err = gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, urng); err != nil {
 				return 0, err
 			}
 		}

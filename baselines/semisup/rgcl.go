@@ -237,7 +237,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		if err != nil {
 			return nil, err
 		}
-		batches, err := gnn.EpochBatches(task.Graphs, all, n.batch, gnn.BatchingRandom, rng)
+		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
 		if err != nil {
 			return nil, err
 		}
