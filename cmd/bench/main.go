@@ -7,6 +7,8 @@
 //	bench report   print the paper's tables (accuracy, f1, ablation, metric)
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
+//	bench compare  compare two selections of runs, with significance tests
+//	bench check    CI gate against a committed baseline (exit 0/1/2/3)
 //	bench datasets print Table 1 for the datasets present
 //	bench methods  list registered methods and their hyper-parameters
 //
@@ -24,6 +26,22 @@ import (
 	_ "github.com/ugbench/ugbench/methods/all"
 )
 
+// exitError ends bench with a command's own exit code (bench check's),
+// printing err first when it is not nil.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
 type command struct {
 	name, summary string
 	run           func(args []string, stdout io.Writer) error
@@ -36,6 +54,8 @@ var commands = []command{
 	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
+	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
+	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods and their default hyper-parameters", runMethods},
 }
@@ -59,6 +79,13 @@ func main() {
 			switch {
 			case errors.Is(err, pflag.ErrHelp):
 				os.Exit(0)
+			case errors.As(err, new(*exitError)):
+				var e *exitError
+				errors.As(err, &e)
+				if e.err != nil {
+					fmt.Fprintln(os.Stderr, "bench "+c.name+":", e.err)
+				}
+				os.Exit(e.code)
 			case errors.Is(err, errInterrupted):
 				fmt.Fprintln(os.Stderr, "bench:", err)
 				os.Exit(130)
