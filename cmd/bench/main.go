@@ -4,11 +4,13 @@
 //	bench grid     run methods × datasets × ratios × seeds into a SQLite DB
 //	bench merge    combine run databases (e.g. a grid's shards) into one
 //	bench slurm    write a Slurm job-array script that runs a grid in shards
-//	bench report   print the paper's tables (accuracy, f1, ablation, metric)
+//	bench report   print the paper's tables (accuracy, f1, ablation, metric,
+//	               results, sensitivity with --plot)
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
 //	bench compare  compare two selections of runs, with significance tests
 //	bench check    CI gate against a committed baseline (exit 0/1/2/3)
+//	bench export   every selected run as JSON or CSV, for pandas or a notebook
 //	bench datasets print Table 1 for the datasets present
 //	bench methods  list registered methods and their hyper-parameters
 //
@@ -55,6 +57,7 @@ var commands = []command{
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
 	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
+	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods and their default hyper-parameters", runMethods},
