@@ -3,7 +3,9 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +15,9 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PlotFormats are the file extensions SavePlot writes.
@@ -61,29 +66,9 @@ func SensitivityPlot(t *Table) (*plot.Plot, error) {
 			continue
 		}
 		points += len(line)
-		col0 := plotutil.Color(j)
-		band := append(plotter.XYs{}, upper...)
-		for k := len(lower) - 1; k >= 0; k-- {
-			band = append(band, lower[k])
-		}
-		poly, err := plotter.NewPolygon(band)
-		if err != nil {
+		if err := addBand(p, line, upper, lower, j, col.Dataset+" "+col.Ratio, true); err != nil {
 			return nil, err
 		}
-		r, g, b, _ := col0.RGBA()
-		poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 48}
-		poly.LineStyle.Width = 0
-		l, s, err := plotter.NewLinePoints(line)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = col0
-		l.Width = vg.Points(1.5)
-		s.Color = col0
-		s.Shape = draw.CircleGlyph{}
-		s.Radius = vg.Points(2.5)
-		p.Add(poly, l, s)
-		p.Legend.Add(col.Dataset+" "+col.Ratio, l, s)
 	}
 	if points == 0 {
 		return nil, fmt.Errorf("reports: %s has no value to plot", t.Title)
@@ -91,18 +76,102 @@ func SensitivityPlot(t *Table) (*plot.Plot, error) {
 	return p, nil
 }
 
+// addBand adds to p a line through mean (markers when marks) in the i-th
+// colour of plotutil's palette, a translucent band between upper and lower
+// (index-aligned with mean), and a legend entry name.
+func addBand(p *plot.Plot, mean, upper, lower plotter.XYs, i int, name string, marks bool) error {
+	col := plotutil.Color(i)
+	band := append(plotter.XYs{}, upper...)
+	for k := len(lower) - 1; k >= 0; k-- {
+		band = append(band, lower[k])
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return err
+	}
+	r, g, b, _ := col.RGBA()
+	poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 48}
+	poly.LineStyle.Width = 0
+	l, err := plotter.NewLine(mean)
+	if err != nil {
+		return err
+	}
+	l.Color = col
+	l.Width = vg.Points(1.5)
+	p.Add(poly, l)
+	if !marks {
+		p.Legend.Add(name, l)
+		return nil
+	}
+	s, err := plotter.NewScatter(mean)
+	if err != nil {
+		return err
+	}
+	s.Color = col
+	s.Shape = draw.CircleGlyph{}
+	s.Radius = vg.Points(2.5)
+	p.Add(s)
+	p.Legend.Add(name, l, s)
+	return nil
+}
+
 // SavePlot writes p to file, 12 × 9 cm; the extension chooses the format
 // (PlotFormats). An unknown extension is an error naming the file.
-func SavePlot(p *plot.Plot, file string) error {
-	ext := strings.ToLower(filepath.Ext(file))
-	ok := false
-	for _, f := range PlotFormats {
-		ok = ok || ext == f
+func SavePlot(p *plot.Plot, file string) error { return SavePlots([]*plot.Plot{p}, 1, file) }
+
+// SavePlots writes panels to file side by side, cols to a row (12 × 9 cm
+// each), aligned on their axes; the extension chooses the format
+// (PlotFormats). An unknown extension is an error naming the file.
+func SavePlots(panels []*plot.Plot, cols int, file string) error {
+	if len(panels) == 0 {
+		return fmt.Errorf("plot file %s: no panel to draw", file)
 	}
-	if !ok {
+	cols = max(1, min(cols, len(panels)))
+	rows := (len(panels) + cols - 1) / cols
+	w, h := vg.Length(cols)*12*vg.Centimeter, vg.Length(rows)*9*vg.Centimeter
+	var canvas interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
+	switch ext := strings.ToLower(filepath.Ext(file)); ext {
+	case ".svg":
+		canvas = vgsvg.New(w, h)
+	case ".png":
+		canvas = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+	case ".pdf":
+		canvas = vgpdf.New(w, h)
+	default:
 		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats, ", "))
 	}
-	if err := p.Save(12*vg.Centimeter, 9*vg.Centimeter, file); err != nil {
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+		for c := range grid[r] {
+			if i := r*cols + c; i < len(panels) {
+				grid[r][c] = panels[i]
+			}
+		}
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	dc := draw.New(canvas)
+	canvases := plot.Align(grid, tiles, dc)
+	for r := range grid {
+		for c, p := range grid[r] {
+			if p != nil {
+				p.Draw(canvases[r][c])
+			}
+		}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("plot file %s: %w", file, err)
+	}
+	if _, err := canvas.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("plot file %s: %w", file, err)
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("plot file %s: %w", file, err)
 	}
 	return nil

@@ -8,6 +8,7 @@
 //	               results, sensitivity with --plot)
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
+//	bench plot     draw per-epoch curves to SVG/PNG/PDF
 //	bench compare  compare two selections of runs, with significance tests
 //	bench check    CI gate against a committed baseline (exit 0/1/2/3)
 //	bench export   every selected run as JSON or CSV, for pandas or a notebook
@@ -56,6 +57,7 @@ var commands = []command{
 	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
+	{"plot", "draw figures: plot curves --out FILE.svg|.png (per-epoch curves, mean±std bands)", runPlot},
 	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
 	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
