@@ -1,10 +1,8 @@
 package reports
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,45 +18,11 @@ import (
 // left out). Errors as CurveTables's: no curve point at all, or a name no
 // run has.
 func CurvePlots(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]*plot.Plot, error) {
-	have := map[string]bool{}
-	for _, r := range rs {
-		for _, p := range curves[r.ID] {
-			have[p.Name] = true
-		}
+	names, err := curveNames(rs, curves, names)
+	if err != nil {
+		return nil, err
 	}
-	if len(have) == 0 {
-		return nil, fmt.Errorf("curves: none of the %d selected run(s) stored a curve point", len(rs))
-	}
-	for _, n := range names {
-		if !have[n] {
-			return nil, fmt.Errorf("curve %q: no selected run has it; they have %s", n, strings.Join(sortedKeys(have), ", "))
-		}
-	}
-	if len(names) == 0 {
-		names = sortedKeys(have)
-	}
-	type groupKey struct{ label, dataset, ratio string }
-	labels := RowLabels(rs)
-	groups := map[groupKey][]int{}
-	var order []groupKey
-	for i, r := range rs {
-		k := groupKey{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], i)
-	}
-	lessLabel, lessDataset := lessRowLabel(DefaultMethodOrder), lessByOrder(DefaultDatasetOrder)
-	sort.Slice(order, func(a, b int) bool {
-		x, y := order[a], order[b]
-		switch {
-		case x.label != y.label:
-			return lessLabel(x.label, y.label)
-		case x.dataset != y.dataset:
-			return lessDataset(x.dataset, y.dataset)
-		}
-		return lessRatio(x.ratio, y.ratio)
-	})
+	order, groups := curveGroups(rs)
 
 	var out []*plot.Plot
 	for _, name := range names {
