@@ -12,12 +12,13 @@ import (
 )
 
 // CurvePlots draws what CurveTables prints (gonum/plot): one panel per
-// curve name (names, or every name the runs have, sorted), x = epoch, a
+// curve name (names, or every name the runs have, sorted), x = the points'
+// Epoch, labelled x ("epoch", or "step" after ByStep), a
 // line per (row label, dataset, ratio) group with the mean over the
 // group's runs at each epoch and a band of ± the sample std (NaN points
 // left out). Errors as CurveTables's: no curve point at all, or a name no
 // run has.
-func CurvePlots(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]*plot.Plot, error) {
+func CurvePlots(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*plot.Plot, error) {
 	names, err := curveNames(rs, curves, names)
 	if err != nil {
 		return nil, err
@@ -28,7 +29,7 @@ func CurvePlots(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []stri
 	for _, name := range names {
 		p := plot.New()
 		p.Title.Text = name
-		p.X.Label.Text = "epoch"
+		p.X.Label.Text = x
 		p.Y.Label.Text = name
 		p.Legend.Top = true
 		p.Add(plotter.NewGrid())
@@ -63,10 +64,10 @@ func CurvePlots(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []stri
 					continue
 				}
 				m, s := MeanStd(vals)
-				x := float64(e)
-				mean = append(mean, plotter.XY{X: x, Y: m})
-				upper = append(upper, plotter.XY{X: x, Y: m + s})
-				lower = append(lower, plotter.XY{X: x, Y: m - s})
+				at := float64(e)
+				mean = append(mean, plotter.XY{X: at, Y: m})
+				upper = append(upper, plotter.XY{X: at, Y: m + s})
+				lower = append(lower, plotter.XY{X: at, Y: m - s})
 			}
 			if len(mean) == 0 {
 				continue

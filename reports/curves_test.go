@@ -204,7 +204,7 @@ func TestByStep(t *testing.T) {
 // every group drawn, bands of ± the sample std) and that they save as SVG.
 func TestCurvePlots(t *testing.T) {
 	rs, curves := curveFixture()
-	plots, err := CurvePlots(rs, curves, []string{"loss", "ood_set_size"})
+	plots, err := CurvePlots(rs, curves, []string{"loss", "ood_set_size"}, "epoch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestCurvePlots(t *testing.T) {
 			t.Errorf("SVG lacks %q", want)
 		}
 	}
-	if _, err := CurvePlots(rs, curves, []string{"los"}); err == nil || !strings.Contains(err.Error(), `curve "los"`) {
+	if _, err := CurvePlots(rs, curves, []string{"los"}, "epoch"); err == nil || !strings.Contains(err.Error(), `curve "los"`) {
 		t.Errorf("unknown curve: %v", err)
 	}
 }

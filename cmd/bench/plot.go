@@ -6,7 +6,6 @@ import (
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/runs"
-	"github.com/ugbench/ugbench/suite"
 )
 
 func runPlot(args []string, stdout io.Writer) error {
@@ -22,6 +21,7 @@ func runPlot(args []string, stdout io.Writer) error {
 	names := fs.StringSlice("curves", nil, "only these curves, one panel each (default: every curve of the selected runs)")
 	out := fs.String("out", "", "the figure file: .svg, .png or .pdf (required)")
 	cols := fs.Int("cols", 2, "panels per row")
+	by := fs.String("by", "epoch", "x axis: epoch, or steps (optimizer steps so far, from each run's steps curve)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -43,13 +43,11 @@ func runPlot(args []string, stdout io.Writer) error {
 	if len(rs) == 0 {
 		return fmt.Errorf("no run matches; check the flags against bench runs")
 	}
-	curves := make(map[int64][]suite.CurvePoint, len(rs))
-	for _, r := range rs {
-		if curves[r.ID], err = store.Curves(r.ID); err != nil {
-			return err
-		}
+	curves, x, err := loadCurves(store, rs, *by)
+	if err != nil {
+		return err
 	}
-	plots, err := reports.CurvePlots(rs, curves, *names)
+	plots, err := reports.CurvePlots(rs, curves, *names, x)
 	if err != nil {
 		return fmt.Errorf("--curves: %w", err)
 	}

@@ -56,7 +56,8 @@ func TestPlotCurves(t *testing.T) {
 	if img.Bounds().Dx() < 300 {
 		t.Errorf("PNG %v too small", img.Bounds())
 	}
-	for _, args := range [][]string{{"tsne"}, {"curves", "--db", db}, {"curves", "--db", db, "--out", "x.bmp"}} {
+	for _, args := range [][]string{{"tsne"}, {"curves", "--db", db}, {"curves", "--db", db, "--out", "x.bmp"},
+		{"curves", "--db", db, "--out", out, "--by", "steps"}, {"curves", "--db", db, "--out", out, "--by", "batch"}} {
 		if err := runPlot(args, &buf); err == nil {
 			t.Errorf("%q: no error", args)
 		}
