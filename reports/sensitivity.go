@@ -28,12 +28,13 @@ const SensitivityAlpha = "alpha"
 // seeds. param is a hyper-parameter name (tau, unknown_prototypes) or
 // SensitivityAlpha; SensitivityAliases are accepted.
 //
-// Every other part of the configuration must be the same in every row.
-// Where the runs differ in another field (a grid that swept tau and R
-// shares the default runs), each such field is held at the one value all
-// the parameter's values were run with, and a note says so; when there is
-// no such value, or several, the error names the field, to be chosen with
-// a --param filter. Runs of other methods, and runs without the parameter,
+// Every other part of the configuration must be the same in every row of
+// a column. Where a column's runs differ in another field (a grid that
+// swept tau and R shares the default runs), each such field is held at the
+// one value all the parameter's values were run with in that column, and a
+// note says so; when there is no such value, or several, the error names
+// the field and the column, to be chosen with a --param filter. Fields may
+// differ between columns (a step budget resolved per dataset). Runs of other methods, and runs without the parameter,
 // are left out.
 func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options) (*Table, error) {
 	if a, ok := SensitivityAliases[param]; ok {
@@ -60,10 +61,32 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 		return nil, fmt.Errorf("no run of %s has parameter %q", method, param)
 	}
 
-	// Hold every other varying field at the value all rows share.
-	fixed, err := sharedValues(kept, values, field)
-	if err != nil {
-		return nil, fmt.Errorf("sensitivity to %s: %w", param, err)
+	// Hold every other field that varies within a column at the value all
+	// rows of that column share (a field may differ between columns: a
+	// step budget resolved per dataset, say).
+	byCol := map[column][]int{}
+	for i, r := range kept {
+		c := column{r.Spec.Dataset, r.Spec.RatioLabel()}
+		byCol[c] = append(byCol[c], i)
+	}
+	fixed := map[column]map[string]string{}
+	held := map[string]map[string]bool{} // field → values held at
+	for c, idx := range byCol {
+		colRuns, colValues := make([]runs.Run, len(idx)), make([]string, len(idx))
+		for j, i := range idx {
+			colRuns[j], colValues[j] = kept[i], values[i]
+		}
+		f, err := sharedValues(colRuns, colValues, field)
+		if err != nil {
+			return nil, fmt.Errorf("sensitivity to %s on %s %s: %w", param, c.dataset, c.ratio, err)
+		}
+		fixed[c] = f
+		for k, v := range f {
+			if held[k] == nil {
+				held[k] = map[string]bool{}
+			}
+			held[k][v] = true
+		}
 	}
 	var notes []string
 	var rows []runs.Run
@@ -71,7 +94,7 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 	for i, r := range kept {
 		f := configFields(r.Spec)
 		keep := true
-		for k, v := range fixed {
+		for k, v := range fixed[column{r.Spec.Dataset, r.Spec.RatioLabel()}] {
 			if f[k] != v {
 				keep = false
 				break
@@ -89,8 +112,9 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 		rowValues[r.Spec.Method] = x
 		rows = append(rows, r)
 	}
-	for _, k := range sortedKeys(fixed) {
-		notes = append(notes, fmt.Sprintf("%s held at %s, the value every %s was run with", strings.TrimPrefix(k, "param."), fixed[k], param))
+	for _, k := range sortedKeys(held) {
+		notes = append(notes, fmt.Sprintf("%s held at %s, the value every %s was run with", strings.TrimPrefix(k, "param."),
+			strings.Join(sortedKeys(held[k]), " or "), param))
 	}
 
 	order := make([]string, 0, len(rowValues))
@@ -119,7 +143,7 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 }
 
 // sharedValues finds, for every config field but sweep and the ratio that
-// varies among rs, the one value that every value of sweep (values,
+// varies among rs (the runs of one column), the one value that every value of sweep (values,
 // index-aligned with rs) was run with. The error names a field without
 // such a value, or with several.
 func sharedValues(rs []runs.Run, values []string, sweep string) (map[string]string, error) {

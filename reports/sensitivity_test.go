@@ -215,3 +215,26 @@ func TestSensitivityPlot(t *testing.T) {
 		t.Errorf("SensitivityPlot of an accuracy table: no error")
 	}
 }
+
+// TestSensitivityPerColumnBudget: a budget that differs between datasets
+// (PROTOCOL v2 resolves steps per dataset) is not a varying field.
+func TestSensitivityPerColumnBudget(t *testing.T) {
+	rs := sensitivityRuns()
+	for i := range rs {
+		if rs[i].Spec.Method == "ugnn" {
+			p := suite.Params{}
+			for k, v := range rs[i].Spec.Params {
+				p[k] = v
+			}
+			p["steps"] = map[string]float64{"COIL-DEL": 1600, "Letter-high": 800}[rs[i].Spec.Dataset]
+			rs[i].Spec.Params = p
+		}
+	}
+	tbl, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tbl.Rows) != 4 || tbl.Cells[0][0] == nil || tbl.Cells[0][0].N != 3 {
+		t.Errorf("rows %d, first cell %+v; want 4 rows of 3 seeds", len(tbl.Rows), tbl.Cells[0][0])
+	}
+}
