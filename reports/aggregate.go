@@ -57,6 +57,8 @@ type Cell struct {
 	// seeds, index-aligned, ordered by (split seed, run seed): a seed of a
 	// cell is one (split seed, run seed) pair.
 	Seeds, SplitSeeds []int64
+	// Values are the contributing values, index-aligned with Seeds.
+	Values []float64
 	// NaN is the number of seeds excluded because their finished run
 	// reported NaN for the metric.
 	NaN int
@@ -223,6 +225,7 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 			vals = append(vals, s.best.Metrics[metric])
 			c.Seeds = append(c.Seeds, seed.Run)
 			c.SplitSeeds = append(c.SplitSeeds, seed.Split)
+			c.Values = append(c.Values, s.best.Metrics[metric])
 			chosen = append(chosen, s.best)
 		}
 		if miss := missingText(a, expected[column{k.Dataset, k.Ratio}], metric); miss != "" {

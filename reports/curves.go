@@ -27,42 +27,10 @@ import (
 // selection without any curve point. x names the first column: "epoch",
 // or "step" for curves whose Epoch holds optimizer steps (ByStep).
 func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*Plain, error) {
-	have := map[string]bool{}
-	for _, r := range rs {
-		for _, p := range curves[r.ID] {
-			have[p.Name] = true
-		}
+	if _, err := curveNames(rs, curves, names); err != nil {
+		return nil, err
 	}
-	if len(have) == 0 {
-		return nil, fmt.Errorf("curves: none of the %d selected run(s) stored a curve point", len(rs))
-	}
-	for _, n := range names {
-		if !have[n] {
-			return nil, fmt.Errorf("curve %q: no selected run has it; they have %s", n, strings.Join(sortedKeys(have), ", "))
-		}
-	}
-	type groupKey struct{ label, dataset, ratio string }
-	labels := RowLabels(rs)
-	groups := map[groupKey][]int{}
-	var order []groupKey
-	for i, r := range rs {
-		k := groupKey{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], i)
-	}
-	lessLabel, lessDataset := lessRowLabel(DefaultMethodOrder), lessByOrder(DefaultDatasetOrder)
-	sort.Slice(order, func(a, b int) bool {
-		x, y := order[a], order[b]
-		switch {
-		case x.label != y.label:
-			return lessLabel(x.label, y.label)
-		case x.dataset != y.dataset:
-			return lessDataset(x.dataset, y.dataset)
-		}
-		return lessRatio(x.ratio, y.ratio)
-	})
+	order, groups := curveGroups(rs)
 
 	var out []*Plain
 	for _, k := range order {
@@ -120,6 +88,61 @@ func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []str
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// curveGroup is a (row label, dataset, ratio) group of runs.
+type curveGroup struct{ label, dataset, ratio string }
+
+// curveGroups groups rs by (row label, dataset, ratio), in the order of the
+// rows of the paper's tables; the map holds the indices in rs of each
+// group's runs.
+func curveGroups(rs []runs.Run) ([]curveGroup, map[curveGroup][]int) {
+	labels := RowLabels(rs)
+	groups := map[curveGroup][]int{}
+	var order []curveGroup
+	for i, r := range rs {
+		k := curveGroup{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	lessLabel, lessDataset := lessRowLabel(DefaultMethodOrder), lessByOrder(DefaultDatasetOrder)
+	sort.Slice(order, func(a, b int) bool {
+		x, y := order[a], order[b]
+		switch {
+		case x.label != y.label:
+			return lessLabel(x.label, y.label)
+		case x.dataset != y.dataset:
+			return lessDataset(x.dataset, y.dataset)
+		}
+		return lessRatio(x.ratio, y.ratio)
+	})
+	return order, groups
+}
+
+// curveNames checks names against the curve names of rs's points and
+// returns them, or, for no names, every name the points have, sorted. The
+// errors: no point at all, or a name no run has.
+func curveNames(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]string, error) {
+	have := map[string]bool{}
+	for _, r := range rs {
+		for _, p := range curves[r.ID] {
+			have[p.Name] = true
+		}
+	}
+	if len(have) == 0 {
+		return nil, fmt.Errorf("curves: none of the %d selected run(s) stored a curve point", len(rs))
+	}
+	for _, n := range names {
+		if !have[n] {
+			return nil, fmt.Errorf("curve %q: no selected run has it; they have %s", n, strings.Join(sortedKeys(have), ", "))
+		}
+	}
+	if len(names) == 0 {
+		return sortedKeys(have), nil
+	}
+	return names, nil
 }
 
 // curveCell is mean±std of the numbers in vals (one per run), or the value
@@ -199,8 +222,11 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := keys(m)
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
 	sort.Strings(out)
 	return out
 }

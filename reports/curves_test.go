@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -196,5 +197,48 @@ func TestByStep(t *testing.T) {
 	}
 	if _, err := ByStep(pts[1:2]); err == nil {
 		t.Error("no steps curve: no error")
+	}
+}
+
+// TestCurvePlots checks the panels' data ranges (NaN points left out,
+// every group drawn, bands of ± the sample std) and that they save as SVG.
+func TestCurvePlots(t *testing.T) {
+	rs, curves := curveFixture()
+	plots, err := CurvePlots(rs, curves, []string{"loss", "ood_set_size"}, "epoch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plots) != 2 {
+		t.Fatalf("%d panels, want 2", len(plots))
+	}
+	// loss: ugnn low epoch 1 = 1.5 ± 0.707, epoch 2 = 0.5 (the NaN left
+	// out); gin-topk high 40, 20; gin-topk low 0.25.
+	// ood_set_size: ugnn epoch 2 = 3404 ± sqrt(18).
+	for i, want := range [][4]float64{{1, 2, 0.25, 40}, {2, 2, 3404 - math.Sqrt(18), 3404 + math.Sqrt(18)}} {
+		p := plots[i]
+		got := [4]float64{p.X.Min, p.X.Max, p.Y.Min, p.Y.Max}
+		for j := range got {
+			if math.Abs(got[j]-want[j]) > 1e-9 {
+				t.Errorf("panel %s: x [%g, %g] y [%g, %g], want x [%g, %g] y [%g, %g]", p.Title.Text,
+					got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3])
+				break
+			}
+		}
+	}
+	file := t.TempDir() + "/curves.svg"
+	if err := SavePlots(plots, 2, file); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "ugnn · Letter-high · low", "gin-topk · Letter-high · high", "ood_set_size"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if _, err := CurvePlots(rs, curves, []string{"los"}, "epoch"); err == nil || !strings.Contains(err.Error(), `curve "los"`) {
+		t.Errorf("unknown curve: %v", err)
 	}
 }

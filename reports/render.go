@@ -216,7 +216,7 @@ func renderText(w io.Writer, t *Table) error {
 		fmt.Fprintln(bw, "(no results)")
 	} else {
 		groups, leaves := t.headers()
-		header := []string{"Method"}
+		header := []string{t.rowHeader()}
 		for _, g := range groups {
 			for range g.end - g.start {
 				header = append(header, g.label)
@@ -287,7 +287,7 @@ func renderMarkdown(w io.Writer, t *Table) error {
 	if len(t.Columns) == 0 || len(t.Rows) == 0 {
 		fmt.Fprintln(bw, "(no results)")
 	} else {
-		bw.WriteString("| Method |")
+		bw.WriteString("| " + mdEscaper.Replace(t.rowHeader()) + " |")
 		for _, c := range t.Columns {
 			bw.WriteString(" " + mdEscaper.Replace(c.flatHeader()) + " |")
 		}
@@ -371,7 +371,7 @@ func renderLaTeX(w io.Writer, t *Table) error {
 			}
 			fmt.Fprintf(bw, "\\cmidrule(lr){%d-%d}", g.start+2, g.end+1)
 		}
-		bw.WriteString("\n\\textbf{Method}")
+		bw.WriteString("\n\\textbf{" + EscapeLaTeX(t.rowHeader()) + "}")
 		for _, l := range leaves {
 			bw.WriteString(" & " + EscapeLaTeX(l))
 		}
@@ -413,7 +413,11 @@ func commentLine(s string) string {
 
 func renderCSV(w io.Writer, t *Table) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"method", "dataset", "ratio", "metric", "mean", "std", "n"}); err != nil {
+	first := "method"
+	if t.RowHeader != "" {
+		first = t.RowHeader
+	}
+	if err := cw.Write([]string{first, "dataset", "ratio", "metric", "mean", "std", "n"}); err != nil {
 		return err
 	}
 	for i := range t.Rows {
@@ -422,7 +426,11 @@ func renderCSV(w io.Writer, t *Table) error {
 			if c == nil {
 				continue
 			}
-			rec := []string{c.Method, c.Dataset, c.Ratio, c.Metric,
+			name := c.Method
+			if t.RowHeader != "" {
+				name = t.Rows[i].Label
+			}
+			rec := []string{name, c.Dataset, c.Ratio, c.Metric,
 				strconv.FormatFloat(c.Mean, 'g', -1, 64),
 				strconv.FormatFloat(c.Std, 'g', -1, 64),
 				strconv.Itoa(c.N)}

@@ -445,26 +445,41 @@ func TestWarningsPlacement(t *testing.T) {
 	}
 }
 
-// TestPDFLaTeX compiles the standalone document when pdflatex is on PATH.
+// TestPDFLaTeX compiles, with a real pdflatex, every table bench report
+// --standalone writes: accuracy, F1, ablation, a metric table and the three
+// sensitivity tables (.ci/run installs a minimal TeX from Debian).
 func TestPDFLaTeX(t *testing.T) {
 	pdflatex, err := exec.LookPath("pdflatex")
 	if err != nil {
-		t.Skip("pdflatex not on PATH")
+		t.Skip("pdflatex not on PATH, LaTeX tables not compiled (.ci/run installs texlive-latex-base and texlive-latex-recommended)")
 	}
 	rs := fixtureRuns()
-	doc := standalone(t, AccuracyTable(rs, Options{Names: PaperNames}), F1Table(rs, Options{}), AblationTable(rs, Options{}),
-		MetricTable(rs, suite.MetricKnownAcc, Options{}))
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tables.tex"), doc, 0o644); err != nil {
-		t.Fatal(err)
+	docs := map[string][]*Table{
+		"tables": {AccuracyTable(rs, Options{Names: PaperNames}), F1Table(rs, Options{}), AblationTable(rs, Options{}),
+			MetricTable(rs, suite.MetricKnownAcc, Options{})},
 	}
-	cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "tables.tex")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pdflatex: %v\n%s", err, out)
+	for _, param := range []string{"tau", "R", "alpha"} {
+		tbl, err := SensitivityTable(sensitivityRuns(), "ugnn", param, suite.MetricAccuracy, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs["sensitivity_"+param] = []*Table{tbl}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "tables.pdf")); err != nil {
-		t.Fatal(err)
+	for name, tables := range docs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, name+".tex"), standalone(t, tables...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", name+".tex")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("pdflatex: %v\n%s", err, out)
+			}
+			if fi, err := os.Stat(filepath.Join(dir, name+".pdf")); err != nil || fi.Size() < 1000 {
+				t.Fatalf("no PDF of substance: %v", err)
+			}
+		})
 	}
 }
 

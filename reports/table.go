@@ -34,6 +34,10 @@ type Table struct {
 	// Warnings are the aggregation warnings of the table's cells, in table
 	// order. Render prints them below the table in every format but CSV.
 	Warnings []Warning
+	// RowHeader names the row labels' column ("" = "Method"); the
+	// sensitivity table's rows are a parameter's values. CSV output then
+	// names its first column so and writes the row labels.
+	RowHeader string
 	// Notes say which rows' columns were run under different
 	// configurations, e.g. a smaller epoch budget on one dataset (see
 	// columnConfigNotes). Render prints them below the table, before the
@@ -329,6 +333,14 @@ func (t *Table) addChanceRow(kept []runs.Run) {
 	}
 	t.Rows = append(t.Rows, Row{Key: ChanceRow, Label: ChanceRow, Group: group, Reference: true})
 	t.Cells = append(t.Cells, row)
+}
+
+// rowHeader is the row labels' column name.
+func (t *Table) rowHeader() string {
+	if t.RowHeader != "" {
+		return t.RowHeader
+	}
+	return "Method"
 }
 
 // IsBest reports whether the cell at (row, col) has the column's best mean

@@ -33,23 +33,9 @@ func runCurves(args []string, stdout io.Writer) error {
 	if len(rs) == 0 {
 		return fmt.Errorf("no run matches; check the flags against bench runs")
 	}
-	if *by != "epoch" && *by != "steps" {
-		return fmt.Errorf("--by %q: want epoch or steps", *by)
-	}
-	curves := make(map[int64][]suite.CurvePoint, len(rs))
-	for _, r := range rs {
-		if curves[r.ID], err = store.Curves(r.ID); err != nil {
-			return err
-		}
-		if *by == "steps" {
-			if curves[r.ID], err = reports.ByStep(curves[r.ID]); err != nil {
-				return fmt.Errorf("--by steps: run %d (%s): %w", r.ID, r.Spec, err)
-			}
-		}
-	}
-	x := "epoch"
-	if *by == "steps" {
-		x = "step"
+	curves, x, err := loadCurves(store, rs, *by)
+	if err != nil {
+		return err
 	}
 	tables, err := reports.CurveTables(rs, curves, *names, x)
 	if err != nil {
@@ -64,4 +50,30 @@ func runCurves(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// loadCurves reads the curves of rs from store, re-indexed by optimizer
+// steps when by is "steps" (else by is "epoch"), and returns them with the
+// x axis's name: "epoch" or "step". bench curves and bench plot curves
+// share it.
+func loadCurves(store *runs.Store, rs []runs.Run, by string) (map[int64][]suite.CurvePoint, string, error) {
+	if by != "epoch" && by != "steps" {
+		return nil, "", fmt.Errorf("--by %q: want epoch or steps", by)
+	}
+	curves := make(map[int64][]suite.CurvePoint, len(rs))
+	for _, r := range rs {
+		var err error
+		if curves[r.ID], err = store.Curves(r.ID); err != nil {
+			return nil, "", err
+		}
+		if by == "steps" {
+			if curves[r.ID], err = reports.ByStep(curves[r.ID]); err != nil {
+				return nil, "", fmt.Errorf("--by steps: run %d (%s): %w", r.ID, r.Spec, err)
+			}
+		}
+	}
+	if by == "steps" {
+		return curves, "step", nil
+	}
+	return curves, "epoch", nil
 }

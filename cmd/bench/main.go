@@ -4,9 +4,14 @@
 //	bench grid     run methods × datasets × ratios × seeds into a SQLite DB
 //	bench merge    combine run databases (e.g. a grid's shards) into one
 //	bench slurm    write a Slurm job-array script that runs a grid in shards
-//	bench report   print the paper's tables (accuracy, f1, ablation, metric)
+//	bench report   print the paper's tables (accuracy, f1, ablation, metric,
+//	               results, sensitivity with --plot)
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
+//	bench plot     draw per-epoch curves to SVG/PNG/PDF
+//	bench compare  compare two selections of runs, with significance tests
+//	bench check    CI gate against a committed baseline (exit 0/1/2/3)
+//	bench export   every selected run as JSON or CSV, for pandas or a notebook
 //	bench datasets print Table 1 for the datasets present
 //	bench methods  list registered methods and their hyper-parameters
 //
@@ -22,6 +27,22 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// exitError ends bench with a command's own exit code (bench check's),
+// printing err first when it is not nil.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
 type command struct {
 	name, summary string
 	run           func(args []string, stdout io.Writer) error
@@ -34,6 +55,10 @@ var commands = []command{
 	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
+	{"plot", "draw figures: plot curves --out FILE.svg|.png (per-epoch curves, mean±std bands)", runPlot},
+	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
+	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
+	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods and their default hyper-parameters", runMethods},
 }
@@ -57,6 +82,13 @@ func main() {
 			switch {
 			case errors.Is(err, pflag.ErrHelp):
 				os.Exit(0)
+			case errors.As(err, new(*exitError)):
+				var e *exitError
+				errors.As(err, &e)
+				if e.err != nil {
+					fmt.Fprintln(os.Stderr, "bench "+c.name+":", e.err)
+				}
+				os.Exit(e.code)
 			case errors.Is(err, errInterrupted):
 				fmt.Fprintln(os.Stderr, "bench:", err)
 				os.Exit(130)

@@ -11,7 +11,7 @@ import (
 )
 
 func runReport(args []string, stdout io.Writer) error {
-	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|results [flags]")
+	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|results|sensitivity PARAM [flags]")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
@@ -20,12 +20,17 @@ func runReport(args []string, stdout io.Writer) error {
 	standalone := fs.Bool("standalone", false, "with --format latex: a complete document for pdflatex")
 	chance := fs.Bool("chance", true, "add the chance row: a random unknown score under the same threshold rule and a majority-class prediction, on the same test sets")
 	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
+	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter")
+	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, or results (the results document)")
+		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, results (the results document) or sensitivity PARAM")
+	}
+	if *plotFile != "" && fs.Arg(0) != "sensitivity" {
+		return fmt.Errorf("--plot: only with report sensitivity")
 	}
 	if _, err := os.Stat(*db); err != nil {
 		return fmt.Errorf("--db %s: %w (run `bench grid --db %s ...` first)", *db, err, *db)
@@ -70,8 +75,33 @@ func runReport(args []string, stdout io.Writer) error {
 			return fmt.Errorf("report metric NAME: give one metric, e.g. ood_auroc, known_acc, unknown_acc, ood_auroc_msp")
 		}
 		t = reports.MetricTable(rs, fs.Arg(1), opts)
+	case "sensitivity":
+		if fs.NArg() != 2 {
+			return fmt.Errorf("report sensitivity PARAM: give one parameter: tau (τ), unknown_prototypes (R), alpha (α) or any hyper-parameter")
+		}
+		method := "ugnn"
+		switch len(*methods) {
+		case 0:
+		case 1:
+			method = (*methods)[0]
+		default:
+			return fmt.Errorf("--methods: report sensitivity shows one method, got %d", len(*methods))
+		}
+		opts.Methods = nil
+		if t, err = reports.SensitivityTable(rs, method, fs.Arg(1), *metric, opts); err != nil {
+			return err
+		}
+		if *plotFile != "" {
+			p, err := reports.SensitivityPlot(t)
+			if err != nil {
+				return err
+			}
+			if err := reports.SavePlot(p, *plotFile); err != nil {
+				return err
+			}
+		}
 	default:
-		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME or results", kind)
+		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, results or sensitivity PARAM", kind)
 	}
 	if *standalone {
 		if *format != "latex" {

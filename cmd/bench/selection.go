@@ -42,6 +42,12 @@ func (s *selection) parse() (runs.Filter, map[string]string, error) {
 	if _, err := os.Stat(*s.db); err != nil {
 		return runs.Filter{}, nil, fmt.Errorf("--db %s: %w", *s.db, err)
 	}
+	return s.filters()
+}
+
+// filters checks the flags' values, not the database, and returns the
+// store filter and the --param filters.
+func (s *selection) filters() (runs.Filter, map[string]string, error) {
 	f := runs.Filter{Methods: *s.methods, Datasets: *s.datasets, Ratios: *s.ratios}
 	if *s.seeds != "" {
 		var err error
@@ -67,7 +73,16 @@ func (s *selection) parse() (runs.Filter, map[string]string, error) {
 // load opens the database and lists the runs that f and the --param
 // filters want; the caller closes the store.
 func (s *selection) load(f runs.Filter, want map[string]string) (*runs.Store, []runs.Run, error) {
-	store, err := runs.Open(*s.db)
+	return loadRuns(*s.db, f, want)
+}
+
+// loadRuns opens the database at db, which must exist, and lists the runs
+// f and the --param filters want; the caller closes the store.
+func loadRuns(db string, f runs.Filter, want map[string]string) (*runs.Store, []runs.Run, error) {
+	if _, err := os.Stat(db); err != nil {
+		return nil, nil, fmt.Errorf("database %s: %w", db, err)
+	}
+	store, err := runs.Open(db)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/runs"
+)
+
+func runCompare(args []string, stdout io.Writer) error {
+	fs := newFlags("compare", `compare [flags] OLD NEW
+
+OLD and NEW each select runs: a database file, or comma-separated terms
+db=FILE, commit=PREFIX, method=NAME, alpha=VALUE or PARAM=VALUE (a
+hyper-parameter), e.g.
+  bench compare old.db new.db
+  bench compare --db runs.db commit=1a2b3c commit=4d5e6f
+  bench compare --db runs.db method=gin-topk method=ugnn
+  bench compare --db runs.db --methods ugnn tau=0.1 tau=0.2
+The selection flags below apply to both sides. Per cell (method × dataset ×
+ratio) it prints old and new mean±std, the change and the p-value of a
+Mann-Whitney U test, or of a paired t-test when both sides have the same
+(split seed, seed) repetitions; "~" marks a change that is not significant,
+"too few seeds" a cell the test cannot judge.`)
+	sel := addSelection(fs, "only runs of these statuses (default: all; only finished runs count, the others explain missing seeds)")
+	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics, "metrics to compare, one table each")
+	alpha := fs.Float64("alpha", reports.DefaultAlpha, "significance level")
+	test := fs.String("test", reports.TestAuto, "test: auto (paired when both sides share their seeds, else utest), utest, paired")
+	format := fs.String("format", "text", "output format: text, md, latex, csv")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return fmt.Errorf("give two sides, OLD and NEW (got %d arguments)", fs.NArg())
+	}
+	f, want, err := sel.filters()
+	if err != nil {
+		return err
+	}
+	sides := make([]reports.Side, 2)
+	sideRuns := make([][]runs.Run, 2)
+	for i := range sides {
+		if sides[i], err = reports.ParseSide(fs.Arg(i)); err != nil {
+			return err
+		}
+		db := sides[i].DB
+		if db == "" {
+			db = *sel.db
+		}
+		store, rs, err := loadRuns(db, f, want)
+		if err != nil {
+			return fmt.Errorf("side %q: %w", sides[i].Text, err)
+		}
+		store.Close()
+		sideRuns[i] = sides[i].Select(rs)
+		if len(sideRuns[i]) == 0 {
+			return fmt.Errorf("side %q selects no run of %s; check it against bench runs --db %s", sides[i].Text, db, db)
+		}
+	}
+	old, new := reports.AlignSides(sides[0], sides[1], sideRuns[0], sideRuns[1])
+	cs, warns, err := reports.Compare(old, new, reports.CompareOptions{Metrics: *metrics, Alpha: *alpha, Test: *test})
+	if err != nil {
+		return err
+	}
+	for i, p := range reports.CompareTables(cs, sides[0].Text, sides[1].Text) {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := reports.RenderPlain(stdout, p, *format); err != nil {
+			return err
+		}
+	}
+	if *format != "csv" {
+		for _, w := range warns {
+			fmt.Fprintln(stdout, "warning: "+w.String())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ugbench/ugbench/reports"
+)
+
+func runExport(args []string, stdout io.Writer) error {
+	fs := newFlags("export", "export --format json|csv [flags]")
+	sel := addSelection(fs, "only these statuses: running, finished, failed, interrupted (default: all)")
+	format := fs.String("format", "json", "json (spec, params, provenance, metrics per run) or csv (one row per run, param.* and metric.* columns)")
+	out := fs.String("out", "", "write to this file instead of standard output")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *format != "json" && *format != "csv" {
+		return fmt.Errorf("--format %q: want json or csv", *format)
+	}
+	f, want, err := sel.parse()
+	if err != nil {
+		return err
+	}
+	store, rs, err := sel.load(f, want)
+	if err != nil {
+		return err
+	}
+	store.Close()
+	if *out == "" {
+		return reports.WriteExport(stdout, rs, *format)
+	}
+	file, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	bw := bufio.NewWriter(file)
+	if err := reports.WriteExport(bw, rs, *format); err != nil {
+		file.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		file.Close()
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	return file.Close()
+}

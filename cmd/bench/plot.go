@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/runs"
+)
+
+func runPlot(args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "curves" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(stdout, "usage: bench plot curves --out FILE.svg|.png|.pdf [flags]")
+			return nil
+		}
+		return fmt.Errorf("which figure? curves (bench plot curves --out FILE.svg); the sensitivity panel is bench report sensitivity --plot")
+	}
+	fs := newFlags("plot curves", "plot curves --out FILE.svg|.png|.pdf [flags]")
+	sel := addSelection(fs, "only runs of these statuses: running, finished, failed, interrupted (default finished)")
+	names := fs.StringSlice("curves", nil, "only these curves, one panel each (default: every curve of the selected runs)")
+	out := fs.String("out", "", "the figure file: .svg, .png or .pdf (required)")
+	cols := fs.Int("cols", 2, "panels per row")
+	by := fs.String("by", "epoch", "x axis: epoch, or steps (optimizer steps so far, from each run's steps curve)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("--out FILE.svg|.png|.pdf is required")
+	}
+	f, want, err := sel.parse()
+	if err != nil {
+		return err
+	}
+	if len(f.Status) == 0 {
+		f.Status = []runs.Status{runs.StatusFinished}
+	}
+	store, rs, err := sel.load(f, want)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if len(rs) == 0 {
+		return fmt.Errorf("no run matches; check the flags against bench runs")
+	}
+	curves, x, err := loadCurves(store, rs, *by)
+	if err != nil {
+		return err
+	}
+	plots, err := reports.CurvePlots(rs, curves, *names, x)
+	if err != nil {
+		return fmt.Errorf("--curves: %w", err)
+	}
+	if err := reports.SavePlots(plots, *cols, *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d panel(s)\n", *out, len(plots))
+	return nil
+}

@@ -1,0 +1,232 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// cellRuns is one finished run per value of one cell, seeds from seed0 on.
+func cellRuns(method, dataset, ratio string, seed0 int64, metric string, vals ...float64) []runs.Run {
+	var out []runs.Run
+	for i, v := range vals {
+		r := mk(method, dataset, ratio, seed0+int64(i), 0)
+		r.ID = int64(len(out) + 1)
+		r.Metrics = map[string]float64{metric: v}
+		out = append(out, r)
+	}
+	return out
+}
+
+// tCDF3 is the CDF of Student's t with 3 degrees of freedom in closed
+// form: 1/2 + (1/π)(t/(√3(1+t²/3)) + atan(t/√3)).
+func tCDF3(t float64) float64 {
+	return 0.5 + (t/(math.Sqrt(3)*(1+t*t/3))+math.Atan(t/math.Sqrt(3)))/math.Pi
+}
+
+// TestCompareStatistics checks the tests' p-values and verdicts against
+// values computed by hand.
+func TestCompareStatistics(t *testing.T) {
+	// Paired: differences 0.5, 0.1, 0.9, 0.2: mean 0.425, sample sd
+	// sqrt(0.3875/3), t = 0.425·2/sd, 3 degrees of freedom.
+	sd := math.Sqrt(0.3875 / 3)
+	tStat := 0.425 * 2 / sd
+	pairedWant := 2 * (1 - tCDF3(tStat))
+	for _, c := range []struct {
+		name       string
+		old, new   []float64
+		newSeed0   int64 // seeds of new start here (old: 0): ≠ 0 = unpaired
+		test       string
+		wantTest   string
+		wantP      float64
+		wantV      Verdict
+		wantString string
+	}{
+		// U test, 4 vs 4, fully separated: U = 0, p = 2/C(8,4) = 2/70.
+		{"u 4v4 separated", []float64{0.50, 0.51, 0.52, 0.53}, []float64{0.60, 0.61, 0.62, 0.63}, 10, TestAuto, TestU, 2.0 / 70, Changed, "+0.100 (+19.4%)"},
+		// U = 1 (one old value above one new): p = 2·2/70.
+		{"u 4v4 one swap", []float64{1, 2, 3, 5}, []float64{4, 6, 7, 8}, 10, TestAuto, TestU, 4.0 / 70, Unchanged, "~"},
+		// 3 vs 3: the smallest p is 2/C(6,3) = 0.1, never below 0.05.
+		{"u 3v3 separated", []float64{0.50, 0.51, 0.52}, []float64{0.60, 0.61, 0.62}, 10, TestAuto, TestU, 0.1, TooFewSeeds, "too few seeds (need ≥ 4)"},
+		// 3 vs 4: smallest p 2/C(7,3) = 2/35 > 0.05.
+		{"u 3v4 separated", []float64{0.50, 0.51, 0.52}, []float64{0.60, 0.61, 0.62, 0.63}, 10, TestAuto, TestU, 2.0 / 35, TooFewSeeds, "too few seeds (need ≥ 4)"},
+		// All eight values equal: no change, p = 1.
+		{"u all equal", []float64{0.5, 0.5, 0.5, 0.5}, []float64{0.5, 0.5, 0.5, 0.5}, 10, TestAuto, TestU, 1, Unchanged, "~"},
+		// Same seeds: the paired t-test.
+		{"paired 4", []float64{1, 2, 3, 4}, []float64{1.5, 2.1, 3.9, 4.2}, 0, TestAuto, TestPaired, pairedWant, Unchanged, "~"},
+		// Same seeds, 3 pairs: held to the U test's 4 seeds.
+		{"paired 3", []float64{0.50, 0.51, 0.52}, []float64{0.60, 0.62, 0.61}, 0, TestAuto, TestPaired, math.NaN(), TooFewSeeds, "too few seeds (need ≥ 4)"},
+		// Forced U test on shared seeds.
+		{"forced u", []float64{1, 2, 3, 4}, []float64{1.5, 2.1, 3.9, 4.2}, 0, TestU, TestU, math.NaN(), Unchanged, "~"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			old := cellRuns("ugnn", "COIL-DEL", "low", 0, "accuracy", c.old...)
+			new := cellRuns("ugnn", "COIL-DEL", "low", c.newSeed0, "accuracy", c.new...)
+			cs, _, err := Compare(old, new, CompareOptions{Metrics: []string{"accuracy"}, Test: c.test})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 1 {
+				t.Fatalf("%d comparisons, want 1", len(cs))
+			}
+			got := cs[0]
+			if got.Test != c.wantTest {
+				t.Errorf("test %q, want %q", got.Test, c.wantTest)
+			}
+			if !math.IsNaN(c.wantP) && math.Abs(got.P-c.wantP) > 1e-9 {
+				t.Errorf("p = %.9f, want %.9f", got.P, c.wantP)
+			}
+			if got.Verdict != c.wantV || got.String() != c.wantString {
+				t.Errorf("verdict %d %q, want %d %q", got.Verdict, got.String(), c.wantV, c.wantString)
+			}
+		})
+	}
+}
+
+func TestComparePairedConstantShift(t *testing.T) {
+	// A deterministic method shifted by exactly 0.25 on every seed: the
+	// differences have no variance, the t statistic is infinite, p = 0.
+	old := cellRuns("wl", "COIL-DEL", "low", 0, "accuracy", 0.25, 0.5, 0.75, 1)
+	new := cellRuns("wl", "COIL-DEL", "low", 0, "accuracy", 0.5, 0.75, 1, 1.25)
+	cs, _, err := Compare(old, new, CompareOptions{Metrics: []string{"accuracy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cs[0]; c.Test != TestPaired || c.P != 0 || c.Verdict != Changed {
+		t.Errorf("got %s p=%v verdict %d, want paired p=0 changed", c.Test, c.P, c.Verdict)
+	}
+}
+
+func TestCompareMissingAndWarnings(t *testing.T) {
+	old := append(cellRuns("gin-topk", "COIL-DEL", "low", 0, "accuracy", 0.5, 0.51, 0.52, 0.53),
+		cellRuns("gin-topk", "MNIST", "low", 0, "accuracy", 0.9, 0.91, 0.92, 0.93)...)
+	new := cellRuns("gin-topk", "COIL-DEL", "low", 0, "accuracy", 0.5, 0.51, 0.52)
+	new = append(new, mk("gin-topk", "COIL-DEL", "low", 3, 0))
+	new[3].Status, new[3].Metrics = runs.StatusFailed, nil
+	cs, warns, err := Compare(old, new, CompareOptions{Metrics: []string{"accuracy"}, Test: TestPaired})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[1].Verdict != Missing || cs[1].String() != "missing in new" {
+		t.Fatalf("comparisons %+v; want the MNIST cell missing in new", cs)
+	}
+	got := strings.Join(warningStrings(warns), "\n")
+	for _, want := range []string{
+		"gin-topk/COIL-DEL/low: new: 1 of 4 seeds missing (seed 3 failed)",
+		"gin-topk/COIL-DEL/low: the sides do not share their seeds; unpaired U test instead of the paired test",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	for _, o := range []CompareOptions{{Alpha: 1.5}, {Test: "wilcoxon"}} {
+		if _, _, err := Compare(nil, nil, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+func TestParseSideAndAlign(t *testing.T) {
+	for _, c := range []struct {
+		arg  string
+		want string // %+v of the side without Text, or "error"
+	}{
+		{"old.db", "db=old.db"},
+		{"commit=1a2b,db=x.db", "db=x.db commit=1a2b"},
+		{"method=ugnn", "method=ugnn"},
+		{"tau=0.2,alpha=1.2", "alpha=1.2 tau=0.2"},
+		{"alpha=abc", "error"},
+		{"tau=", "error"},
+		{"tau=1,tau=2", "error"},
+		{"", "error"},
+	} {
+		s, err := ParseSide(c.arg)
+		got := "error"
+		if err == nil {
+			var parts []string
+			for _, kv := range [][2]string{{"db", s.DB}, {"commit", s.Commit}, {"method", s.Method}, {"alpha", s.Alpha}, {"tau", s.Params["tau"]}} {
+				if kv[1] != "" {
+					parts = append(parts, kv[0]+"="+kv[1])
+				}
+			}
+			got = strings.Join(parts, " ")
+		}
+		if got != c.want {
+			t.Errorf("ParseSide(%q) = %q, want %q", c.arg, got, c.want)
+		}
+	}
+
+	// Two values of tau: the param must not split rows, and each side
+	// keeps its own runs.
+	var rs []runs.Run
+	for i, tau := range []float64{0.1, 0.1, 0.2, 0.2} {
+		r := mk("ugnn", "COIL-DEL", "low", int64(i%2), 0.5+tau)
+		r.Spec.Params = suite.Params{"tau": tau, "epochs": 20.0}
+		r.Provenance.GitCommit = "abcdef"
+		rs = append(rs, r)
+	}
+	a, _ := ParseSide("tau=0.1")
+	b, _ := ParseSide("tau=0.20,commit=abc")
+	old, new := AlignSides(a, b, a.Select(rs), b.Select(rs))
+	if len(old) != 2 || len(new) != 2 {
+		t.Fatalf("sides select %d and %d runs, want 2 and 2", len(old), len(new))
+	}
+	if _, ok := old[0].Spec.Params["tau"]; ok {
+		t.Errorf("tau kept in the aligned runs")
+	}
+	if _, ok := rs[0].Spec.Params["tau"]; !ok {
+		t.Errorf("AlignSides changed its input")
+	}
+	m1, _ := ParseSide("method=gin-topk")
+	m2, _ := ParseSide("method=ugnn")
+	o, n := AlignSides(m1, m2, []runs.Run{mk("gin-topk", "X", "low", 0, 0)}, []runs.Run{mk("ugnn", "X", "low", 0, 0)})
+	if o[0].Spec.Method != "gin-topk → ugnn" || n[0].Spec.Method != o[0].Spec.Method {
+		t.Errorf("methods aligned as %q and %q", o[0].Spec.Method, n[0].Spec.Method)
+	}
+}
+
+// TestCompareGolden renders a comparison of the fixture against itself
+// shifted, in every format.
+func TestCompareGolden(t *testing.T) {
+	old := fixtureRuns()
+	var new []runs.Run
+	for _, r := range fixtureRuns() {
+		if r.Metrics != nil {
+			m := map[string]float64{}
+			for k, v := range r.Metrics {
+				m[k] = v
+			}
+			if r.Spec.Method == "ugnn" {
+				m[suite.MetricAccuracy] += 0.03 + 0.001*float64(r.Spec.Seed)
+			}
+			r.Metrics = m
+		}
+		new = append(new, r)
+	}
+	cs, warns, err := Compare(old, new, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		for _, p := range CompareTables(cs, "fixture", "fixture+ugnn") {
+			if err := RenderPlain(&buf, p, format); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if format != "csv" {
+			for _, w := range warns {
+				buf.WriteString("warning: " + w.String() + "\n")
+			}
+		}
+		golden(t, "compare."+ext[format]+".golden", buf.Bytes())
+	}
+}

@@ -1,0 +1,170 @@
+package reports
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// ExportFormats are the formats Export writes.
+var ExportFormats = []string{"json", "csv"}
+
+// ExportFormat and ExportVersion head the JSON export.
+const (
+	ExportFormat  = "ugbench-runs"
+	ExportVersion = 1
+)
+
+// ExportRun is one run in the JSON export (see testdata/export.json.golden).
+type ExportRun struct {
+	ID     int64  `json:"id"`
+	Hash   string `json:"hash"`
+	Status string `json:"status"`
+	// Error is the failure or interruption message ("" otherwise).
+	Error string `json:"error"`
+	// Spec is the full run spec: method, dataset, ratio, split seed, seed,
+	// params, protocol.
+	Spec suite.RunSpec `json:"spec"`
+	// Started and Finished are RFC 3339 UTC times; Finished is "" while
+	// running.
+	Started  string `json:"started"`
+	Finished string `json:"finished"`
+	// Seconds is the wall time of Fit (0 unless finished).
+	Seconds    float64         `json:"seconds"`
+	Attempts   int             `json:"attempts"`
+	Provenance runs.Provenance `json:"provenance"`
+	// Metrics are the finished run's metrics; NaN and ±Inf are null (JSON
+	// has no such numbers).
+	Metrics map[string]*float64 `json:"metrics"`
+}
+
+// Export is the JSON export: every run with its spec, parameters,
+// provenance and metrics.
+type Export struct {
+	Format  string      `json:"format"`
+	Version int         `json:"version"`
+	Runs    []ExportRun `json:"runs"`
+}
+
+// WriteExport writes rs in format json (an Export, indented) or csv (one
+// row per run, columns: id, hash, status, method, dataset, ratio_name,
+// ratio, split_seed, seed, param.NAME for every parameter of some run,
+// class_split, test_frac, alpha, the provenance, started, finished,
+// seconds, attempts, error, metric.NAME for every metric of some run;
+// empty where a run has no such value, NaN written as NaN).
+func WriteExport(w io.Writer, rs []runs.Run, format string) error {
+	switch format {
+	case "json":
+		return writeExportJSON(w, rs)
+	case "csv":
+		return writeExportCSV(w, rs)
+	}
+	return fmt.Errorf("--format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func writeExportJSON(w io.Writer, rs []runs.Run) error {
+	e := Export{Format: ExportFormat, Version: ExportVersion, Runs: []ExportRun{}}
+	for _, r := range rs {
+		x := ExportRun{ID: r.ID, Hash: r.Hash, Status: string(r.Status), Error: r.Error, Spec: r.Spec,
+			Started: timeText(r.Started), Finished: timeText(r.Finished),
+			Seconds: r.Seconds, Attempts: r.Attempts, Provenance: r.Provenance, Metrics: map[string]*float64{}}
+		if x.Spec.Params == nil {
+			x.Spec.Params = suite.Params{}
+		}
+		for k, v := range r.Metrics {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				x.Metrics[k] = nil
+				continue
+			}
+			v := v
+			x.Metrics[k] = &v
+		}
+		e.Runs = append(e.Runs, x)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(e)
+}
+
+func writeExportCSV(w io.Writer, rs []runs.Run) error {
+	paramSet, metricSet := map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		for k := range r.Spec.Params {
+			paramSet[k] = true
+		}
+		for k := range r.Metrics {
+			metricSet[k] = true
+		}
+	}
+	params, metrics := sortedKeys(paramSet), sortedKeys(metricSet)
+	header := []string{"id", "hash", "status", "method", "dataset", "ratio_name", "ratio", "split_seed", "seed"}
+	for _, p := range params {
+		header = append(header, "param."+p)
+	}
+	header = append(header, "class_split", "test_frac", "alpha",
+		"git_commit", "git_dirty", "go_version", "gomlx_version", "backend", "device", "host",
+		"started", "finished", "seconds", "attempts", "error")
+	for _, m := range metrics {
+		header = append(header, "metric."+m)
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, r := range rs {
+		s := r.Spec
+		rec := []string{strconv.FormatInt(r.ID, 10), r.Hash, string(r.Status), s.Method, s.Dataset, s.RatioLabel(),
+			num(s.Ratio), strconv.FormatInt(s.SplitSeed, 10), strconv.FormatInt(s.Seed, 10)}
+		for _, p := range params {
+			v, ok := s.Params[p]
+			switch {
+			case !ok:
+				rec = append(rec, "")
+			case isFloat(v):
+				rec = append(rec, num(v.(float64)))
+			default:
+				rec = append(rec, fmt.Sprint(v))
+			}
+		}
+		p := r.Provenance
+		finished, seconds := timeText(r.Finished), ""
+		if r.Status == runs.StatusFinished {
+			seconds = num(r.Seconds)
+		}
+		rec = append(rec, s.Protocol.ClassSplit, num(s.Protocol.TestFrac), num(s.Protocol.Alpha),
+			p.GitCommit, strconv.FormatBool(p.GitDirty), p.GoVersion, p.GoMLXVersion, p.Backend, p.Device, p.Host,
+			timeText(r.Started), finished, seconds, strconv.Itoa(r.Attempts), r.Error)
+		for _, m := range metrics {
+			v, ok := r.Metrics[m]
+			if !ok {
+				rec = append(rec, "")
+				continue
+			}
+			rec = append(rec, num(v))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func isFloat(v any) bool { _, ok := v.(float64); return ok }
