@@ -18,7 +18,7 @@ func runDatasets(args []string, stdout io.Writer) error {
 	dir := datasets.DataDir(*dataDir)
 	names := fs.Args()
 	if len(names) == 0 {
-		names = datasets.Available(dir)
+		names = datasets.Present(dir)
 		if len(names) == 0 {
 			return fmt.Errorf("no datasets in %s (set --data-dir or UGBENCH_DATA)", dir)
 		}
