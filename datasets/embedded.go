@@ -54,9 +54,28 @@ func LoadEmbedded(name string) (*Dataset, error) {
 }
 
 // Present lists the datasets that Load can read with dataDir, sorted: those
-// of Available(dataDir), plus the embedded ones (see EmbeddedDatasets).
+// of Available(dataDir), the superpixel datasets (MNIST, CIFAR10, a
+// registered user IDX set) whose raw images are all there, and the
+// embedded ones (see EmbeddedDatasets).
 func Present(dataDir string) []string {
 	names := Available(dataDir)
+	srcs := []superpixelSource{mnistSource, cifarSource}
+	userMu.Lock()
+	var users []string
+	for n := range userInfos {
+		users = append(users, n)
+	}
+	userMu.Unlock()
+	for _, n := range users {
+		if src, ok := userSource(n); ok {
+			srcs = append(srcs, src)
+		}
+	}
+	for _, src := range srcs {
+		if _, err := src.resolve(dataDir); err == nil {
+			names = append(names, src.Name)
+		}
+	}
 	for _, e := range EmbeddedDatasets() {
 		if !slices.Contains(names, e) {
 			names = append(names, e)

@@ -13,7 +13,7 @@ const (
 	// FormatTU is the TU text format read by LoadTU.
 	FormatTU = "tu"
 	// FormatSuperpixel marks image datasets (MNIST, CIFAR10) whose
-	// superpixel graphs must be built from raw images (not implemented yet).
+	// superpixel graphs are built from raw images (SUPERPIXELS.md).
 	FormatSuperpixel = "superpixel"
 )
 
@@ -85,7 +85,7 @@ func LookupInfo(name string) (Info, bool) {
 			return in, true
 		}
 	}
-	return Info{}, false
+	return lookupUserInfo(name) // a user's dataset.json (RegisterUserDatasets)
 }
 
 // PaperDatasets returns the six datasets of the UGNN paper in the paper's

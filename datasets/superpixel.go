@@ -124,30 +124,50 @@ func superpixelNodes(pix []uint8, H, W, C int, p SuperpixelParams) ([]float32, i
 func knnGraph(coords []float64, n, k int) (src, dst []int32, w []float32) {
 	dist := make([]float64, n*n)
 	for i := range n {
-		for j := range n {
+		for j := i + 1; j < n; j++ {
 			dy, dx := coords[2*i]-coords[2*j], coords[2*i+1]-coords[2*j+1]
-			dist[i*n+j] = math.Sqrt(dy*dy + dx*dx)
+			d := math.Sqrt(dy*dy + dx*dx)
+			dist[i*n+j], dist[j*n+i] = d, d
 		}
 	}
+	// σ_i from the k smallest off-diagonal distances of row i (kept in a
+	// small sorted buffer; the diagonal's 0 adds nothing to the sum).
 	sigma := make([]float64, n)
-	row := make([]float64, n)
+	small := make([]float64, 0, k)
 	for i := range n {
 		if n <= k {
 			sigma[i] = 1 + 1e-8
 			continue
 		}
-		copy(row, dist[i*n:(i+1)*n])
-		slices.Sort(row)
+		small = small[:0]
+		for j, d := range dist[i*n : (i+1)*n] {
+			if j == i || (len(small) == k && d >= small[k-1]) {
+				continue
+			}
+			if len(small) < k {
+				small = append(small, d)
+			} else {
+				small[k-1] = d
+			}
+			for p := len(small) - 1; p > 0 && small[p] < small[p-1]; p-- {
+				small[p], small[p-1] = small[p-1], small[p]
+			}
+		}
 		s := 0.0
-		for _, v := range row[:k+1] { // the k+1 smallest include d_ii = 0
+		for _, v := range small {
 			s += v
 		}
 		sigma[i] = s/float64(k) + 1e-8
 	}
-	sim := func(i, j int) float64 {
-		d := dist[i*n+j]
-		a, b := d/sigma[i], d/sigma[j]
-		return 0.5 * (math.Exp(-a*a) + math.Exp(-b*b))
+	// e[i*n+j] = exp(−(d_ij/σ_i)²); A_ij = ½(e_ij + e_ji).
+	e := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			if j != i {
+				a := dist[i*n+j] / sigma[i]
+				e[i*n+j] = math.Exp(-a * a)
+			}
+		}
 	}
 	deg := min(k, n-1)
 	src = make([]int32, 0, n*deg)
@@ -157,21 +177,28 @@ func knnGraph(coords []float64, n, k int) (src, dst []int32, w []float32) {
 		j int
 		a float64
 	}
-	cands := make([]cand, 0, n)
+	// better: larger similarity, then smaller j.
+	better := func(x, y cand) bool { return x.a > y.a || (x.a == y.a && x.j < y.j) }
+	top := make([]cand, 0, deg)
 	for i := range n {
-		cands = cands[:0]
+		top = top[:0]
 		for j := range n {
-			if j != i {
-				cands = append(cands, cand{j, sim(i, j)})
+			if j == i {
+				continue
+			}
+			c := cand{j, 0.5 * (e[i*n+j] + e[j*n+i])}
+			if len(top) == deg {
+				if !better(c, top[deg-1]) {
+					continue
+				}
+				top[deg-1] = c
+			} else {
+				top = append(top, c)
+			}
+			for p := len(top) - 1; p > 0 && better(top[p], top[p-1]); p-- {
+				top[p], top[p-1] = top[p-1], top[p]
 			}
 		}
-		slices.SortFunc(cands, func(x, y cand) int {
-			if c := cmp.Compare(y.a, x.a); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.j, y.j)
-		})
-		top := cands[:deg]
 		slices.SortFunc(top, func(x, y cand) int { return cmp.Compare(x.j, y.j) })
 		for _, c := range top {
 			src = append(src, int32(i))
@@ -227,12 +254,11 @@ func buildWorkers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// buildSuperpixelNodes segments every image of set in parallel and
-// returns the node count and node features of each.
-func buildSuperpixelNodes(name string, set *imageSet, p SuperpixelParams, workers int) (counts []int, feats [][]float32, err error) {
+// buildSuperpixelGraphs segments every image of set in parallel (workers
+// goroutines) and returns its superpixel graph.
+func buildSuperpixelGraphs(name string, set *imageSet, p SuperpixelParams, workers int) ([]Graph, error) {
 	n := set.Len()
-	counts = make([]int, n)
-	feats = make([][]float32, n)
+	graphs := make([]Graph, n)
 	var next, done atomic.Int64
 	var mu sync.Mutex
 	var firstErr error
@@ -245,6 +271,9 @@ func buildSuperpixelNodes(name string, set *imageSet, p SuperpixelParams, worker
 					return
 				}
 				f, c, err := superpixelNodes(set.Image(i), set.H, set.W, set.C, p)
+				if err == nil {
+					graphs[i] = superpixelGraph(f, c, set.C+2, p.K)
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("image %d: %w", i, err)
@@ -255,35 +284,18 @@ func buildSuperpixelNodes(name string, set *imageSet, p SuperpixelParams, worker
 					BuildProgress(name, int(d), n)
 				}
 				mu.Unlock()
-				counts[i], feats[i] = c, f
 			}
 		})
 	}
 	wg.Wait()
-	return counts, feats, firstErr
+	return graphs, firstErr
 }
 
-// superpixelDataset assembles the Dataset from per-image nodes, building
-// the kNN edges in parallel.
-func superpixelDataset(name string, set *imageSet, counts []int, feats [][]float32, p SuperpixelParams, workers int) *Dataset {
-	d := set.C + 2
-	ds := &Dataset{Name: name, Graphs: make([]Graph, len(counts)), FeatureDim: d, FeatureKind: FeaturesSuperpixel}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(counts) {
-					return
-				}
-				ds.Graphs[i] = superpixelGraph(feats[i], counts[i], d, p.K)
-			}
-		})
-	}
-	wg.Wait()
-	raw := make([]float64, len(set.Labels))
-	for i, l := range set.Labels {
+// superpixelDataset wraps built or cached graphs and their raw classes.
+func superpixelDataset(name string, graphs []Graph, dim int, rawLabels []uint8) *Dataset {
+	ds := &Dataset{Name: name, Graphs: graphs, FeatureDim: dim, FeatureKind: FeaturesSuperpixel}
+	raw := make([]float64, len(rawLabels))
+	for i, l := range rawLabels {
 		raw[i] = float64(l)
 	}
 	ds.Labels, ds.NumClasses, _ = remap(raw)

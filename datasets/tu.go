@@ -66,8 +66,11 @@ func Available(dataDir string) []string {
 // is loaded from that copy when dataDir/name does not exist, so the demo
 // runs on a fresh clone; a directory dataDir/name always wins.
 //
-// Errors: for "MNIST" and "CIFAR10" an error saying that their superpixel
-// graphs are not built yet; for a missing data or dataset directory an
+// "MNIST" and "CIFAR10" are built from their raw images in dataDir/MNIST
+// and dataDir/CIFAR10 (SUPERPIXELS.md; the first load takes minutes and
+// writes a cache, later loads read it; see loadSuperpixels).
+//
+// Errors: for a missing data or dataset directory an
 // error that names the path, lists the available datasets (if any) and says
 // to set --data-dir or UGBENCH_DATA; for a name containing a path separator
 // an error; otherwise whatever LoadTU returns.
@@ -75,9 +78,18 @@ func Load(dataDir, name string) (*Dataset, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("invalid dataset name %q", name)
 	}
-	if info, ok := LookupInfo(name); ok && info.Format == FormatSuperpixel {
-		return nil, fmt.Errorf("dataset %s: superpixel graphs (SLIC + kNN, PROTOCOL §1) are not built yet "+
-			"(a later issue); only TU-format datasets can be loaded for now", name)
+	if src, ok := superpixelSourceOf(name); ok {
+		return loadSuperpixels(dataDir, src)
+	}
+	if src, ok := userSource(name); ok {
+		ds, err := loadSuperpixels(dataDir, src)
+		if err == nil {
+			err = checkUserClasses(ds)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ds, nil
 	}
 	if IsEmbedded(name) && !onDisk(dataDir, name) {
 		return LoadEmbedded(name)
@@ -96,7 +108,14 @@ func Load(dataDir, name string) (*Dataset, error) {
 		return nil, fmt.Errorf("dataset %s: directory %s not found (datasets in %s: %s); "+
 			"set --data-dir or %s to the folder that holds the datasets", name, dir, dataDir, have, EnvDataDir)
 	}
-	return LoadTU(dataDir, name)
+	ds, err := LoadTU(dataDir, name)
+	if err == nil {
+		err = checkUserClasses(ds)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
 }
 
 // findFile returns base if fsys holds it as a regular file, else base.gz

@@ -16,6 +16,9 @@ func runDatasets(args []string, stdout io.Writer) error {
 		return err
 	}
 	dir := datasets.DataDir(*dataDir)
+	if _, err := datasets.RegisterUserDatasets(dir); err != nil {
+		return err
+	}
 	names := fs.Args()
 	if len(names) == 0 {
 		names = datasets.Present(dir)
