@@ -16,6 +16,9 @@ type Stats struct {
 	// dropped by the loader), or the directed edges of Directed graphs
 	// (MNIST, CIFAR10), as the paper's Table 1 counts them.
 	AvgEdges float64
+	// Directed is true when the graphs are Directed (AvgEdges then counts
+	// directed edges).
+	Directed bool
 	// MinNodes and MaxNodes are the smallest and largest graph sizes.
 	MinNodes, MaxNodes int
 	// FeatureDim and FeatureKind describe the node features.
@@ -43,6 +46,7 @@ func ComputeStats(ds *Dataset) Stats {
 		g := &ds.Graphs[i]
 		nodes += g.NumNodes
 		edges += g.NumEdges()
+		s.Directed = s.Directed || g.Directed
 		if i == 0 || g.NumNodes < s.MinNodes {
 			s.MinNodes = g.NumNodes
 		}
