@@ -7,6 +7,7 @@
 //	bench curves   print per-epoch curves, mean±std over seeds
 //	bench datasets print Table 1 for the datasets present
 //	bench methods  list registered methods and their hyper-parameters
+//	bench data     fetch datasets from their official archives; verify them
 //
 // Run `bench COMMAND --help` for the flags of each command.
 package main
@@ -34,6 +35,7 @@ var commands = []command{
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods and their default hyper-parameters", runMethods},
+	{"data", "fetch NAME...|all: download datasets (checksummed); verify: check what is present", runData},
 }
 
 func usage() {
