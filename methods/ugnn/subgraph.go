@@ -29,7 +29,7 @@ func DropNodes(g *datasets.Graph, feats []float32, dim int, ratio float64, rng *
 	for i := range newID {
 		newID[i] = -1
 	}
-	out := datasets.Graph{NumNodes: keep, Features: make([]float32, 0, keep*dim)}
+	out := datasets.Graph{NumNodes: keep, Features: make([]float32, 0, keep*dim), Directed: g.Directed}
 	for i, v := range perm {
 		newID[v] = int32(i)
 		out.Features = append(out.Features, feats[v*dim:(v+1)*dim]...)
@@ -39,6 +39,9 @@ func DropNodes(g *datasets.Graph, feats []float32, dim int, ratio float64, rng *
 		if s >= 0 && d >= 0 {
 			out.Src = append(out.Src, s)
 			out.Dst = append(out.Dst, d)
+			if g.EdgeWeight != nil {
+				out.EdgeWeight = append(out.EdgeWeight, g.EdgeWeight[e])
+			}
 		}
 	}
 	return out, out.Features
@@ -46,17 +49,20 @@ func DropNodes(g *datasets.Graph, feats []float32, dim int, ratio float64, rng *
 
 // DropEdges returns g without each undirected edge independently with
 // probability ratio (i.i.d. edge deletion, §4.2); both directions of an
-// edge go together. Nodes and features are unchanged.
+// edge go together. Nodes and features are unchanged. A Directed graph
+// (the superpixel kNN graphs) is treated the same way: each node pair
+// joined in either direction is one draw, and its edges (one or both
+// directions) go together; edge weights follow their edges.
 func DropEdges(g *datasets.Graph, feats []float32, ratio float64, rng *rand.Rand) (datasets.Graph, []float32) {
-	out := datasets.Graph{NumNodes: g.NumNodes, Features: feats}
+	out := datasets.Graph{NumNodes: g.NumNodes, Features: feats, Directed: g.Directed}
+	// One draw per pair, at its first edge in (Src, Dst) order: for an
+	// undirected graph that is the (low, high) direction, as before.
 	drop := map[[2]int32]bool{}
 	for e := range g.Src {
 		s, d := g.Src[e], g.Dst[e]
-		if s > d {
-			continue // decide on the (low, high) direction
-		}
-		if rng.Float64() < ratio {
-			drop[[2]int32{s, d}] = true
+		key := [2]int32{min(s, d), max(s, d)}
+		if _, seen := drop[key]; !seen {
+			drop[key] = rng.Float64() < ratio
 		}
 	}
 	for e := range g.Src {
@@ -65,6 +71,9 @@ func DropEdges(g *datasets.Graph, feats []float32, ratio float64, rng *rand.Rand
 		if !drop[key] {
 			out.Src = append(out.Src, s)
 			out.Dst = append(out.Dst, d)
+			if g.EdgeWeight != nil {
+				out.EdgeWeight = append(out.EdgeWeight, g.EdgeWeight[e])
+			}
 		}
 	}
 	return out, feats
