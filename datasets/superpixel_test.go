@@ -60,3 +60,37 @@ func TestSuperpixelNodeCountsReal(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSuperpixelImage times the builder on one image (SLIC request
+// loop, features and kNN graph): MNIST train 0..99 and CIFAR data_batch_1
+// 0..99, cycling. Multiply by 55,000 / 45,000 for a one-core build.
+func BenchmarkSuperpixelImage(b *testing.B) {
+	requireData(b, "MNIST")
+	requireData(b, "CIFAR10")
+	mn, err := readIDXImages(filepath.Join(sharedData, "MNIST", "train-images-idx3-ubyte.gz"),
+		filepath.Join(sharedData, "MNIST", "train-labels-idx1-ubyte.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cf, err := readCIFARBatch(filepath.Join(sharedData, "CIFAR10", "data_batch_1.bin.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		set  *imageSet
+		p    SuperpixelParams
+	}{{"MNIST", mn, MNISTSuperpixels}, {"CIFAR10", cf, CIFAR10Superpixels}} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				f, n, err := superpixelNodes(c.set.Image(i%100), c.set.H, c.set.W, c.set.C, c.p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				superpixelGraph(f, n, c.set.C+2, c.p.K)
+				i++
+			}
+		})
+	}
+}
