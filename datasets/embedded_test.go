@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 )
@@ -101,3 +103,19 @@ func TestEmbeddedEqualsShared(t *testing.T) {
 
 // fmtAvg rounds v to two decimals, as Table 1 prints it.
 func fmtAvg(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// TestPresent: an empty data directory still offers the embedded
+// Letter-high; MNIST appears once its raw files are there.
+func TestPresent(t *testing.T) {
+	root := t.TempDir()
+	if got := Present(root); !reflect.DeepEqual(got, []string{"Letter-high"}) {
+		t.Errorf("Present(empty) = %v, want [Letter-high]", got)
+	}
+	os.MkdirAll(filepath.Join(root, "MNIST"), 0o755)
+	for _, f := range []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte"} {
+		os.WriteFile(filepath.Join(root, "MNIST", f), nil, 0o644)
+	}
+	if got := Present(root); !reflect.DeepEqual(got, []string{"Letter-high", "MNIST"}) {
+		t.Errorf("Present = %v, want [Letter-high MNIST]", got)
+	}
+}
