@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gofrs/flock"
 )
 
 // superpixelSource describes a superpixel dataset's raw input: files in
@@ -135,10 +137,18 @@ func (src superpixelSource) cacheKey(paths []string) ([32]byte, error) {
 }
 
 // cachePaths are where the cache of src may live: next to the raw data
-// first, then the user's cache directory (for a read-only data directory).
+// first, then the user's cache directory. The folder of the raw data is
+// used only if its permission bits allow writing (a shared data folder
+// marked read-only stays untouched even for root) or it already holds the
+// cache.
 func (src superpixelSource) cachePaths(dataDir string) []string {
 	base := fmt.Sprintf("%s-%dsp.cache", src.Name, src.Params.MaxNodes)
-	out := []string{filepath.Join(dataDir, src.Name, base)}
+	var out []string
+	next := filepath.Join(dataDir, src.Name, base)
+	st, err := os.Stat(filepath.Dir(next))
+	if _, cerr := os.Stat(next); cerr == nil || (err == nil && st.Mode().Perm()&0o200 != 0) {
+		out = append(out, next)
+	}
 	if d, err := os.UserCacheDir(); err == nil {
 		abs, _ := filepath.Abs(filepath.Join(dataDir, src.Name))
 		sum := sha256.Sum256([]byte(abs))
@@ -319,6 +329,10 @@ func loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
 	}
 	workers := buildWorkers()
 	cps := src.cachePaths(dataDir)
+	// Another process building the same cache (two grid processes) is
+	// waited for, then its cache is read.
+	unlock := lockCache(cps)
+	defer unlock()
 	for _, cp := range cps {
 		b, err := os.ReadFile(cp)
 		if err != nil {
@@ -354,4 +368,22 @@ func loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
 		warnCache("superpixel cache of %s not written: %s", src.Name, strings.Join(werrs, "; "))
 	}
 	return ds, nil
+}
+
+// lockCache takes an exclusive file lock on the first cache path whose
+// folder is writable (path + ".lock", left on disk; the lock itself ends
+// with the process) and returns its release; with no writable folder it
+// locks nothing.
+func lockCache(paths []string) (unlock func()) {
+	for _, p := range paths {
+		if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+			continue
+		}
+		fl := flock.New(p+".lock", flock.SetPermissions(0o644))
+		if err := fl.Lock(); err != nil {
+			continue
+		}
+		return func() { _ = fl.Unlock() }
+	}
+	return func() {}
 }

@@ -218,3 +218,37 @@ func TestRegisterUserDatasetsIgnoresFiles(t *testing.T) {
 		t.Errorf("RegisterUserDatasets = %v, %v; want none, no error", names, err)
 	}
 }
+
+// TestCacheReadOnlyDataDir: a data folder marked read-only is left alone
+// (even for root); the cache goes to the user cache directory and is
+// found there on the next load.
+func TestCacheReadOnlyDataDir(t *testing.T) {
+	root := tinyImageSet(t)
+	if _, err := RegisterUserDatasets(root); err != nil {
+		t.Fatal(err)
+	}
+	cacheHome := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cacheHome)
+	t.Setenv("HOME", cacheHome)
+	dir := filepath.Join(root, "DIGITS")
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	builds := countBuilds(t)
+	if _, err := Load(root, "DIGITS"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "cache") {
+			t.Errorf("read-only data folder got %s", e.Name())
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(cacheHome, "ugbench", "superpixels", "*-DIGITS-10sp.cache"))
+	if len(matches) != 1 {
+		t.Fatalf("user cache dir holds %v, want one DIGITS cache", matches)
+	}
+	builds.Store(0)
+	if _, err := Load(root, "DIGITS"); err != nil || builds.Load() != 0 {
+		t.Errorf("second load: %v, %d images segmented; want the user cache used", err, builds.Load())
+	}
+}
