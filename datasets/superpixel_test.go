@@ -5,23 +5,31 @@ import (
 	"testing"
 )
 
+// realImages reads the real MNIST training images and CIFAR-10's
+// data_batch_1, skipping tb when they are absent.
+func realImages(tb testing.TB) (mnist, cifar *imageSet) {
+	tb.Helper()
+	requireData(tb, "MNIST")
+	requireData(tb, "CIFAR10")
+	mnist, err := readIDXImages(filepath.Join(sharedData, "MNIST", "train-images-idx3-ubyte.gz"),
+		filepath.Join(sharedData, "MNIST", "train-labels-idx1-ubyte.gz"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cifar, err = readCIFARBatch(filepath.Join(sharedData, "CIFAR10", "data_batch_1.bin.gz"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mnist, cifar
+}
+
 // TestSuperpixelNodeCountsReal checks the node counts of the images listed
 // in SUPERPIXELS.md §8 (a faithful re-statement of skimage 0.15; the ★
 // counts are printed by Dwivedi's notebooks).
 func TestSuperpixelNodeCountsReal(t *testing.T) {
-	requireData(t, "MNIST")
-	requireData(t, "CIFAR10")
-	mnTrain, err := readIDXImages(filepath.Join(sharedData, "MNIST", "train-images-idx3-ubyte.gz"),
-		filepath.Join(sharedData, "MNIST", "train-labels-idx1-ubyte.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mnTrain, cfTrain := realImages(t)
 	mnTest, err := readIDXImages(filepath.Join(sharedData, "MNIST", "t10k-images-idx3-ubyte.gz"),
 		filepath.Join(sharedData, "MNIST", "t10k-labels-idx1-ubyte.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfTrain, err := readCIFARBatch(filepath.Join(sharedData, "CIFAR10", "data_batch_1.bin.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,17 +73,7 @@ func TestSuperpixelNodeCountsReal(t *testing.T) {
 // loop, features and kNN graph): MNIST train 0..99 and CIFAR data_batch_1
 // 0..99, cycling. Multiply by 55,000 / 45,000 for a one-core build.
 func BenchmarkSuperpixelImage(b *testing.B) {
-	requireData(b, "MNIST")
-	requireData(b, "CIFAR10")
-	mn, err := readIDXImages(filepath.Join(sharedData, "MNIST", "train-images-idx3-ubyte.gz"),
-		filepath.Join(sharedData, "MNIST", "train-labels-idx1-ubyte.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cf, err := readCIFARBatch(filepath.Join(sharedData, "CIFAR10", "data_batch_1.bin.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	mn, cf := realImages(b)
 	for _, c := range []struct {
 		name string
 		set  *imageSet

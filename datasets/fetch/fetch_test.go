@@ -86,6 +86,17 @@ func cut(w http.ResponseWriter, body []byte) {
 	panic(http.ErrAbortHandler)
 }
 
+// cutThenServe cuts the first response short and serves the rest.
+func cutThenServe(body []byte) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			cut(w, body)
+			return
+		}
+		serve(w, r, body)
+	}
+}
+
 func checkInstalled(t *testing.T, dir string) {
 	t.Helper()
 	for name, want := range toyFiles {
@@ -103,13 +114,7 @@ func checkInstalled(t *testing.T, dir string) {
 
 func TestFetchTruncatedThenResumed(t *testing.T) {
 	body := toyZip(t, toyFiles)
-	s := &server{handle: func(w http.ResponseWriter, r *http.Request, n int) {
-		if n == 1 {
-			cut(w, body)
-			return
-		}
-		serve(w, r, body)
-	}}
+	s := &server{handle: cutThenServe(body)}
 	srv := s.start(t)
 	dir := t.TempDir()
 	var logs []string
@@ -132,13 +137,7 @@ func TestFetchTruncatedThenResumed(t *testing.T) {
 
 func TestFetchInterruptedAcrossRuns(t *testing.T) {
 	body := toyZip(t, toyFiles)
-	s := &server{handle: func(w http.ResponseWriter, r *http.Request, n int) {
-		if n == 1 {
-			cut(w, body)
-			return
-		}
-		serve(w, r, body)
-	}}
+	s := &server{handle: cutThenServe(body)}
 	srv := s.start(t)
 	dir := t.TempDir()
 	f := &Fetcher{DataDir: dir, Attempts: 1}
