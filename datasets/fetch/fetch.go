@@ -89,10 +89,16 @@ func (f *Fetcher) Fetch(ctx context.Context, e Entry) error {
 }
 
 // present reports whether every file of a is in dest with a matching
-// recorded checksum.
+// recorded checksum; a file without one counts when the marker written
+// after a verified install (see markerPath) names the archive's sum.
 func (f *Fetcher) present(dest string, a Archive) bool {
+	marked := false
+	if a.SHA256 != "" {
+		b, err := os.ReadFile(markerPath(dest, a))
+		marked = err == nil && strings.TrimSpace(string(b)) == a.SHA256
+	}
 	for _, file := range a.Files {
-		if file.SHA256 == "" && file.MD5 == "" {
+		if file.SHA256 == "" && file.MD5 == "" && !marked {
 			return false
 		}
 		if err := checkFile(filepath.Join(dest, file.Name), file); err != nil {
@@ -100,6 +106,12 @@ func (f *Fetcher) present(dest string, a Archive) bool {
 		}
 	}
 	return true
+}
+
+// markerPath is the file that records the verified archive a was
+// installed from: dest/.fetched-ARCHIVE.sha256.
+func markerPath(dest string, a Archive) string {
+	return filepath.Join(dest, ".fetched-"+path.Base(a.URL)+".sha256")
 }
 
 // download fetches url into DataDir/.download/BASE, resuming a partial
@@ -237,12 +249,14 @@ func (f *Fetcher) install(dl, dest string, a Archive) error {
 			contentSums = false
 		}
 	}
+	archiveOK := false
 	if a.SHA256 != "" {
 		got, err := sumFile(dl, sha256.New(), false)
 		if err != nil {
 			return err
 		}
-		if got != a.SHA256 {
+		archiveOK = got == a.SHA256
+		if !archiveOK {
 			cerr := &ChecksumError{File: dl, Algo: "sha256", Want: a.SHA256, Got: got}
 			if !contentSums {
 				os.Remove(dl)
@@ -280,6 +294,9 @@ func (f *Fetcher) install(dl, dest string, a Archive) error {
 		if err := os.Rename(filepath.Join(stage, file.Name), filepath.Join(dest, file.Name)); err != nil {
 			return err
 		}
+	}
+	if a.SHA256 != "" && archiveOK {
+		return os.WriteFile(markerPath(dest, a), []byte(a.SHA256+"\n"), 0o644)
 	}
 	return nil
 }

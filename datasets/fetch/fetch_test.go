@@ -347,3 +347,29 @@ func TestVerifySharedData(t *testing.T) {
 		t.Errorf("only %d files verified, want the ≥ 30 of the shared copies", checked)
 	}
 }
+
+// TestFetchArchiveSumOnlyNotRefetched: files covered only by the archive's
+// sum (REDDIT-MULTI-12K) are not downloaded again after a verified install.
+func TestFetchArchiveSumOnlyNotRefetched(t *testing.T) {
+	body := toyZip(t, toyFiles)
+	s := &server{handle: func(w http.ResponseWriter, r *http.Request, n int) { serve(w, r, body) }}
+	srv := s.start(t)
+	e := toyEntry(srv.URL, body)
+	for i := range e.Archives[0].Files {
+		e.Archives[0].Files[i].SHA256 = ""
+	}
+	dir := t.TempDir()
+	f := &Fetcher{DataDir: dir}
+	for range 2 {
+		if err := f.Fetch(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.ranges) != 1 {
+		t.Errorf("%d downloads, want 1", len(s.ranges))
+	}
+	os.Remove(filepath.Join(dir, "TOY", "TOY_A.txt"))
+	if err := f.Fetch(context.Background(), e); err != nil || len(s.ranges) != 2 {
+		t.Errorf("after a file was removed: %v, %d downloads; want a second download", err, len(s.ranges))
+	}
+}
