@@ -11,7 +11,9 @@ ifeq ($(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOARCH),amd64)
 export GOEXPERIMENT ?= simd
 endif
 # Datasets: ../shared/datasets when it exists (developers, CI), else
-# $UGBENCH_DATA, else ./data.
+# $UGBENCH_DATA, else ./data. On a fresh clone neither exists and the demo
+# uses the Letter-high copy compiled into bin/bench (datasets/embedded);
+# `bin/bench data fetch NAME|all` downloads the others into ./data.
 DATA ?= $(shell if [ -d ../shared/datasets ]; then echo ../shared/datasets; else echo $${UGBENCH_DATA:-./data}; fi)
 DB ?= demo.db
 DEMO_GRID = --methods gin-topk,wl --datasets Letter-high --ratios low,high --seeds 0,1,2

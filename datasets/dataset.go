@@ -7,16 +7,28 @@
 // unlabelled graphs.
 package datasets
 
-// Graph is one undirected graph with node features.
+// Graph is one graph with node features: undirected (the TU datasets) or
+// directed (the kNN superpixel graphs of MNIST and CIFAR10, Directed set).
 //
-// Edges are stored in both directions, sorted by (Src, Dst), without
-// self-loops or duplicates; node ids are 0-based and local to the graph.
+// Edges are sorted by (Src, Dst), without self-loops or duplicates; node
+// ids are 0-based and local to the graph. Message passing follows the
+// stored direction: edge e carries Src[e]'s message to Dst[e] (the GNN
+// batch puts it at row Dst[e], column Src[e] of the adjacency).
 type Graph struct {
 	// NumNodes is the number of nodes n.
 	NumNodes int
 	// Src and Dst hold the directed edge list: edge e goes Src[e] → Dst[e].
-	// Every undirected edge {u, v} appears twice, as (u, v) and (v, u).
+	// Unless Directed, every undirected edge {u, v} appears twice, as
+	// (u, v) and (v, u).
 	Src, Dst []int32
+	// Directed is true when the edge list is directed as stored: (u, v)
+	// does not imply (v, u). The superpixel graphs have 8 out-edges per
+	// node, to the 8 most similar superpixels (SUPERPIXELS.md §5).
+	Directed bool
+	// EdgeWeight, if non-nil, is the weight of each edge, shape [len(Src)]
+	// (superpixel graphs: the Gaussian similarity of the two centroids,
+	// SUPERPIXELS.md §5.2). Layers that ignore weights treat every edge as 1.
+	EdgeWeight []float32
 	// Features is the node feature matrix, shape [NumNodes, Dataset.FeatureDim],
 	// row-major.
 	Features []float32
@@ -25,10 +37,18 @@ type Graph struct {
 	NodeLabels []int32
 }
 
-// NumEdges is the number of undirected edges (half the directed edge count).
-func (g *Graph) NumEdges() int { return len(g.Src) / 2 }
+// NumEdges is the number of edges as the paper's Table 1 counts them: the
+// undirected edges (half the stored count) of an undirected graph, every
+// stored edge of a Directed one.
+func (g *Graph) NumEdges() int {
+	if g.Directed {
+		return len(g.Src)
+	}
+	return len(g.Src) / 2
+}
 
-// Degrees returns the degree of every node, shape [NumNodes].
+// Degrees returns the degree of every node, shape [NumNodes]: the number
+// of stored edges leaving it (the out-degree of a Directed graph).
 func (g *Graph) Degrees() []int {
 	d := make([]int, g.NumNodes)
 	for _, s := range g.Src {
@@ -49,6 +69,10 @@ const (
 	// FeaturesDegree: constant 1 plus the node degree, for datasets with
 	// neither attributes nor labels (REDDIT, IMDB).
 	FeaturesDegree FeatureKind = "degree"
+	// FeaturesSuperpixel: mean intensity (MNIST, 1 column) or mean RGB
+	// (CIFAR10, 3 columns) of a SLIC superpixel in [0, 1], then its
+	// centroid (row, col) divided by the image side (SUPERPIXELS.md §4).
+	FeaturesSuperpixel FeatureKind = "superpixel"
 )
 
 // Dataset is a list of graphs with one class label each.

@@ -44,6 +44,20 @@ func Fingerprint(graphs []Graph) string {
 				u32(uint32(l))
 			}
 		}
+		// Directed graphs and edge weights (superpixel graphs) add a tagged
+		// record; the TU datasets' fingerprints are unchanged by them.
+		if gr.Directed || gr.EdgeWeight != nil {
+			u32(math.MaxUint32 - 1)
+			if gr.Directed {
+				u32(1)
+			} else {
+				u32(0)
+			}
+			u32(uint32(len(gr.EdgeWeight)))
+			for _, w := range gr.EdgeWeight {
+				u32(math.Float32bits(w))
+			}
+		}
 		h.Write(buf)
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -13,7 +13,7 @@ const (
 	// FormatTU is the TU text format read by LoadTU.
 	FormatTU = "tu"
 	// FormatSuperpixel marks image datasets (MNIST, CIFAR10) whose
-	// superpixel graphs must be built from raw images (not implemented yet).
+	// superpixel graphs are built from raw images (SUPERPIXELS.md).
 	FormatSuperpixel = "superpixel"
 )
 
@@ -80,9 +80,9 @@ var infos = []Info{
 		NodeFeature: "2-d coordinates (x, y)", PaperGraphs: 2250, PaperClasses: 15, PaperAvgNodes: 4.67, PaperAvgEdges: 4.50,
 		Steps: 500},
 	{Name: "MNIST", Classes: 10, Known: 7, Low: 0.01, High: 0.03, InPaper: true, Format: FormatSuperpixel,
-		NodeFeature: "superpixel mean intensity + centroid (x, y)", PaperGraphs: 55000, PaperClasses: 10, PaperAvgNodes: 70.6, PaperAvgEdges: 564.5},
+		NodeFeature: "superpixel mean intensity + centroid (row, col)", PaperGraphs: 55000, PaperClasses: 10, PaperAvgNodes: 70.6, PaperAvgEdges: 564.5},
 	{Name: "CIFAR10", Classes: 10, Known: 7, Low: 0.30, High: 0.70, InPaper: true, Format: FormatSuperpixel,
-		NodeFeature: "superpixel mean RGB + centroid (x, y)", PaperGraphs: 45000, PaperClasses: 10, PaperAvgNodes: 117.6, PaperAvgEdges: 941.2},
+		NodeFeature: "superpixel mean RGB + centroid (row, col)", PaperGraphs: 45000, PaperClasses: 10, PaperAvgNodes: 117.6, PaperAvgEdges: 941.2},
 	{Name: "REDDIT-MULTI-12K", Classes: 11, Known: 7, Low: 0.30, High: 0.70, InPaper: true, Format: FormatTU,
 		NodeFeature: "none: [1, degree]", PaperGraphs: 11929, PaperClasses: 11, PaperAvgNodes: 391.41, PaperAvgEdges: 456.89},
 	{Name: "COLORS-3", Classes: 11, Known: 7, Low: 0.30, High: 0.80, InPaper: true, Format: FormatTU,
@@ -106,7 +106,7 @@ func LookupInfo(name string) (Info, bool) {
 			return in, true
 		}
 	}
-	return Info{}, false
+	return lookupUserInfo(name) // a user's dataset.json (RegisterUserDatasets)
 }
 
 // PaperDatasets returns the six datasets of the UGNN paper in the paper's

@@ -6,8 +6,8 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 )
@@ -254,7 +254,7 @@ func parseFloat(f []byte) (float64, error) {
 // data is an error.
 type table struct {
 	name  string // base name, for errors
-	f     *os.File
+	f     fs.File
 	gz    *gzip.Reader
 	sc    *bufio.Scanner
 	line  int // 1-based number of the line last returned
@@ -262,9 +262,9 @@ type table struct {
 	err   error
 }
 
-// openTable opens path, decompressing it if the name ends in ".gz".
-func openTable(path string) (*table, error) {
-	f, err := os.Open(path)
+// openTable opens path in fsys, decompressing it if the name ends in ".gz".
+func openTable(fsys fs.FS, path string) (*table, error) {
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,10 +11,14 @@ type Stats struct {
 	Classes int
 	// AvgNodes is the mean number of nodes per graph.
 	AvgNodes float64
-	// AvgEdges is the mean number of undirected edges per graph, each
+	// AvgEdges is the mean of Graph.NumEdges: undirected edges, each
 	// unordered pair {u, v} counted once (self-loops and duplicates were
-	// dropped by the loader).
+	// dropped by the loader), or the directed edges of Directed graphs
+	// (MNIST, CIFAR10), as the paper's Table 1 counts them.
 	AvgEdges float64
+	// Directed is true when the graphs are Directed (AvgEdges then counts
+	// directed edges).
+	Directed bool
 	// MinNodes and MaxNodes are the smallest and largest graph sizes.
 	MinNodes, MaxNodes int
 	// FeatureDim and FeatureKind describe the node features.
@@ -42,6 +46,7 @@ func ComputeStats(ds *Dataset) Stats {
 		g := &ds.Graphs[i]
 		nodes += g.NumNodes
 		edges += g.NumEdges()
+		s.Directed = s.Directed || g.Directed
 		if i == 0 || g.NumNodes < s.MinNodes {
 			s.MinNodes = g.NumNodes
 		}

@@ -51,7 +51,7 @@ func Available(dataDir string) []string {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			continue
 		}
-		if findFile(dir, name+"_A.txt") != "" {
+		if findFile(os.DirFS(dir), name+"_A.txt") != "" {
 			names = append(names, name)
 		}
 	}
@@ -62,8 +62,15 @@ func Available(dataDir string) []string {
 // Load loads the dataset called name from dataDir (see DataDir), e.g.
 // Load("/data", "Letter-high") reads /data/Letter-high/Letter-high_*.txt.gz.
 //
-// Errors: for "MNIST" and "CIFAR10" an error saying that their superpixel
-// graphs are not built yet; for a missing data or dataset directory an
+// A dataset compiled into the binary (Letter-high, see EmbeddedDatasets)
+// is loaded from that copy when dataDir/name does not exist, so the demo
+// runs on a fresh clone; a directory dataDir/name always wins.
+//
+// "MNIST" and "CIFAR10" are built from their raw images in dataDir/MNIST
+// and dataDir/CIFAR10 (SUPERPIXELS.md; the first load takes minutes and
+// writes a cache, later loads read it; see loadSuperpixels).
+//
+// Errors: for a missing data or dataset directory an
 // error that names the path, lists the available datasets (if any) and says
 // to set --data-dir or UGBENCH_DATA; for a name containing a path separator
 // an error; otherwise whatever LoadTU returns.
@@ -71,9 +78,21 @@ func Load(dataDir, name string) (*Dataset, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("invalid dataset name %q", name)
 	}
-	if info, ok := LookupInfo(name); ok && info.Format == FormatSuperpixel {
-		return nil, fmt.Errorf("dataset %s: superpixel graphs (SLIC + kNN, PROTOCOL §1) are not built yet "+
-			"(a later issue); only TU-format datasets can be loaded for now", name)
+	if src, ok := superpixelSourceOf(name); ok {
+		return loadSuperpixels(dataDir, src)
+	}
+	if src, ok := userSource(name); ok {
+		ds, err := loadSuperpixels(dataDir, src)
+		if err == nil {
+			err = checkUserClasses(ds)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ds, nil
+	}
+	if IsEmbedded(name) && !onDisk(dataDir, name) {
+		return LoadEmbedded(name)
 	}
 	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("dataset %s: data directory %s not found; "+
@@ -89,14 +108,21 @@ func Load(dataDir, name string) (*Dataset, error) {
 		return nil, fmt.Errorf("dataset %s: directory %s not found (datasets in %s: %s); "+
 			"set --data-dir or %s to the folder that holds the datasets", name, dir, dataDir, have, EnvDataDir)
 	}
-	return LoadTU(dataDir, name)
+	ds, err := LoadTU(dataDir, name)
+	if err == nil {
+		err = checkUserClasses(ds)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
 }
 
-// findFile returns dir/base if it exists, else dir/base.gz if that exists,
-// else "". A plain file wins over a gzipped one.
-func findFile(dir, base string) string {
-	for _, p := range [...]string{filepath.Join(dir, base), filepath.Join(dir, base+".gz")} {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+// findFile returns base if fsys holds it as a regular file, else base.gz
+// if that exists, else "". A plain file wins over a gzipped one.
+func findFile(fsys fs.FS, base string) string {
+	for _, p := range [...]string{base, base + ".gz"} {
+		if st, err := fs.Stat(fsys, p); err == nil && st.Mode().IsRegular() {
 			return p
 		}
 	}
@@ -133,7 +159,24 @@ func findFile(dir, base string) string {
 // and the 1-based line; a missing required file gives an error naming the
 // file and directory.
 func LoadTU(dir, name string) (*Dataset, error) {
-	ds, err := loadTU(filepath.Join(dir, name), name)
+	dsDir := filepath.Join(dir, name)
+	st, err := os.Stat(dsDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		err = fmt.Errorf("directory %s not found", dsDir)
+	case err == nil && !st.IsDir():
+		err = fmt.Errorf("%s is not a directory", dsDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", name, err)
+	}
+	return loadTUFS(os.DirFS(dsDir), dsDir, name)
+}
+
+// loadTUFS is LoadTU on the files of fsys (its root holds NAME_A.txt[.gz]
+// and the rest); dsDir names that root in error messages.
+func loadTUFS(fsys fs.FS, dsDir, name string) (*Dataset, error) {
+	ds, err := loadTU(fsys, dsDir, name)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", name, err)
 	}
@@ -172,19 +215,9 @@ type matrixData struct {
 	name string
 }
 
-func loadTU(dsDir, name string) (*Dataset, error) {
-	st, err := os.Stat(dsDir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("directory %s not found", dsDir)
-		}
-		return nil, err
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dsDir)
-	}
+func loadTU(fsys fs.FS, dsDir, name string) (*Dataset, error) {
 	need := func(suffix string) (string, error) {
-		p := findFile(dsDir, name+suffix)
+		p := findFile(fsys, name+suffix)
 		if p == "" {
 			return "", fmt.Errorf("missing required file %s[.gz] in %s", name+suffix, dsDir)
 		}
@@ -198,16 +231,16 @@ func loadTU(dsDir, name string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	labPath := findFile(dsDir, name+"_graph_labels.txt")
+	labPath := findFile(fsys, name+"_graph_labels.txt")
 	if labPath == "" {
-		labPath = findFile(dsDir, name+"_graph_attributes.txt")
+		labPath = findFile(fsys, name+"_graph_attributes.txt")
 	}
 	if labPath == "" {
 		return nil, fmt.Errorf("missing required file %s[.gz] (or %s[.gz]) in %s",
 			name+"_graph_labels.txt", name+"_graph_attributes.txt", dsDir)
 	}
-	attrPath := findFile(dsDir, name+"_node_attributes.txt")
-	nlPath := findFile(dsDir, name+"_node_labels.txt")
+	attrPath := findFile(fsys, name+"_node_attributes.txt")
+	nlPath := findFile(fsys, name+"_node_labels.txt")
 
 	// Parse all files concurrently (decompression dominates), then
 	// validate them against each other in a fixed order.
@@ -220,14 +253,14 @@ func loadTU(dsDir, name string) (*Dataset, error) {
 		indErr, labErr     error
 		attrErr, nlErr, oe error
 	)
-	wg.Go(func() { ind, indErr = readIndicator(indPath) })
-	wg.Go(func() { edges, oe = readEdges(aPath) })
-	wg.Go(func() { labs, labErr = readColumn(labPath) })
+	wg.Go(func() { ind, indErr = readIndicator(fsys, indPath) })
+	wg.Go(func() { edges, oe = readEdges(fsys, aPath) })
+	wg.Go(func() { labs, labErr = readColumn(fsys, labPath) })
 	if attrPath != "" {
-		wg.Go(func() { attrs, attrErr = readMatrix(attrPath) })
+		wg.Go(func() { attrs, attrErr = readMatrix(fsys, attrPath) })
 	}
 	if nlPath != "" {
-		wg.Go(func() { nls, nlErr = readColumn(nlPath) })
+		wg.Go(func() { nls, nlErr = readColumn(fsys, nlPath) })
 	}
 	wg.Wait()
 	if indErr != nil {
@@ -357,8 +390,8 @@ func remap(vals []float64) (ids []int, k int, uniq []float64) {
 }
 
 // readIndicator parses the graph_indicator file.
-func readIndicator(path string) (indicatorData, error) {
-	t, err := openTable(path)
+func readIndicator(fsys fs.FS, path string) (indicatorData, error) {
+	t, err := openTable(fsys, path)
 	if err != nil {
 		return indicatorData{}, err
 	}
@@ -411,8 +444,8 @@ func readIndicator(path string) (indicatorData, error) {
 
 // readEdges parses the A file. The returned error is for I/O problems and
 // an empty file only; see edgeData for the rest.
-func readEdges(path string) (edgeData, error) {
-	t, err := openTable(path)
+func readEdges(fsys fs.FS, path string) (edgeData, error) {
+	t, err := openTable(fsys, path)
 	if err != nil {
 		return edgeData{}, err
 	}
@@ -556,8 +589,8 @@ func sortSmall(s []int32) {
 // row (1-based data line, the parsed values, reused between calls); it
 // returns the file's display name. A parse error, an error from row and an
 // empty file name path and line.
-func scanNumbers(path string, row func(line int, vals []float64) error) (string, error) {
-	t, err := openTable(path)
+func scanNumbers(fsys fs.FS, path string, row func(line int, vals []float64) error) (string, error) {
+	t, err := openTable(fsys, path)
 	if err != nil {
 		return "", err
 	}
@@ -588,9 +621,9 @@ func scanNumbers(path string, row func(line int, vals []float64) error) (string,
 }
 
 // readColumn parses a file with exactly one number per line.
-func readColumn(path string) (columnData, error) {
+func readColumn(fsys fs.FS, path string) (columnData, error) {
 	var d columnData
-	name, err := scanNumbers(path, func(_ int, vals []float64) error {
+	name, err := scanNumbers(fsys, path, func(_ int, vals []float64) error {
 		if len(vals) != 1 {
 			return fmt.Errorf("got %d columns, want 1", len(vals))
 		}
@@ -603,9 +636,9 @@ func readColumn(path string) (columnData, error) {
 
 // readMatrix parses a file whose lines all have the same number of numeric
 // columns (the first line's count), as float32.
-func readMatrix(path string) (matrixData, error) {
+func readMatrix(fsys fs.FS, path string) (matrixData, error) {
 	var d matrixData
-	name, err := scanNumbers(path, func(line int, vals []float64) error {
+	name, err := scanNumbers(fsys, path, func(line int, vals []float64) error {
 		if line == 1 {
 			d.dim = len(vals)
 			d.vals = make([]float32, 0, d.dim<<12)

@@ -16,9 +16,12 @@ func runDatasets(args []string, stdout io.Writer) error {
 		return err
 	}
 	dir := datasets.DataDir(*dataDir)
+	if _, err := datasets.RegisterUserDatasets(dir); err != nil {
+		return err
+	}
 	names := fs.Args()
 	if len(names) == 0 {
-		names = datasets.Available(dir)
+		names = datasets.Present(dir)
 		if len(names) == 0 {
 			return fmt.Errorf("no datasets in %s (set --data-dir or UGBENCH_DATA)", dir)
 		}

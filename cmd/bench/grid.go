@@ -45,6 +45,9 @@ func runGrid(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if _, err := datasets.RegisterUserDatasets(datasets.DataDir(*dataDir)); err != nil {
+		return err
+	}
 	seedList, err := suite.ParseSeeds(*seeds)
 	if err != nil {
 		return fmt.Errorf("--seeds: %w", err)

@@ -14,6 +14,7 @@
 //	bench export   every selected run as JSON or CSV, for pandas or a notebook
 //	bench datasets print Table 1 for the datasets present
 //	bench methods  list registered methods and their hyper-parameters
+//	bench data     fetch datasets from their official archives; verify them
 //
 // Run `bench COMMAND --help` for the flags of each command.
 package main
@@ -61,6 +62,7 @@ var commands = []command{
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods and their default hyper-parameters", runMethods},
+	{"data", "fetch NAME...|all: download datasets (checksummed); verify: check what is present", runData},
 }
 
 func usage() {
@@ -76,6 +78,7 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
+	hookDatasetBuild(os.Stderr)
 	for _, c := range commands {
 		if c.name == os.Args[1] {
 			err := c.run(os.Args[2:], os.Stdout)

@@ -58,7 +58,7 @@ func Induced(g *datasets.Graph, feats []float32, dim int, keep []int) (datasets.
 	for i := range newID {
 		newID[i] = -1
 	}
-	out := datasets.Graph{NumNodes: len(keep), Features: make([]float32, 0, len(keep)*dim)}
+	out := datasets.Graph{NumNodes: len(keep), Features: make([]float32, 0, len(keep)*dim), Directed: g.Directed}
 	for i, v := range keep {
 		newID[v] = int32(i)
 		out.Features = append(out.Features, feats[v*dim:(v+1)*dim]...)
@@ -68,6 +68,9 @@ func Induced(g *datasets.Graph, feats []float32, dim int, keep []int) (datasets.
 		if s >= 0 && d >= 0 {
 			out.Src = append(out.Src, s)
 			out.Dst = append(out.Dst, d)
+			if g.EdgeWeight != nil {
+				out.EdgeWeight = append(out.EdgeWeight, g.EdgeWeight[e])
+			}
 		}
 	}
 	return out, out.Features
@@ -87,17 +90,30 @@ func DropNodes(g *datasets.Graph, feats []float32, dim int, ratio float64, rng *
 // independently with probability ratio; both directions of an edge go
 // together (one draw per edge, on its (low, high) direction, in edge-list
 // order). Nodes and features are unchanged (the features are shared, not
-// copied).
+// copied). A Directed graph (the superpixel kNN graphs) gets one draw per
+// node pair joined in either direction, at the pair's first edge in
+// edge-list order, and that pair's edges go together; on an undirected
+// graph, whose every edge is stored both ways, this is the same as
+// drawing on the (low, high) direction only if that direction comes
+// first, so undirected graphs keep the rule above (and UGNN's stored
+// views). Edge weights follow their edges.
 func DropEdges(g *datasets.Graph, feats []float32, ratio float64, rng *rand.Rand) (datasets.Graph, []float32) {
-	out := datasets.Graph{NumNodes: g.NumNodes, Features: feats}
+	out := datasets.Graph{NumNodes: g.NumNodes, Features: feats, Directed: g.Directed}
 	drop := map[[2]int32]bool{}
 	for e := range g.Src {
 		s, d := g.Src[e], g.Dst[e]
+		key := [2]int32{min(s, d), max(s, d)}
+		if g.Directed {
+			if _, seen := drop[key]; !seen {
+				drop[key] = rng.Float64() < ratio
+			}
+			continue
+		}
 		if s > d {
 			continue // decide on the (low, high) direction
 		}
 		if rng.Float64() < ratio {
-			drop[[2]int32{s, d}] = true
+			drop[key] = true
 		}
 	}
 	for e := range g.Src {
@@ -106,6 +122,9 @@ func DropEdges(g *datasets.Graph, feats []float32, ratio float64, rng *rand.Rand
 		if !drop[key] {
 			out.Src = append(out.Src, s)
 			out.Dst = append(out.Dst, d)
+			if g.EdgeWeight != nil {
+				out.EdgeWeight = append(out.EdgeWeight, g.EdgeWeight[e])
+			}
 		}
 	}
 	return out, feats

@@ -226,3 +226,40 @@ func TestDropEdges(t *testing.T) {
 		t.Errorf("ratio 1 kept %d arcs", len(sg.Src))
 	}
 }
+
+// TestDropEdgesDirected: on a directed graph (a superpixel kNN graph) every
+// edge can be dropped, whichever way it points, edges of one node pair go
+// together, and weights follow their edges.
+func TestDropEdgesDirected(t *testing.T) {
+	// 0→1, 1→0 (a pair), 2→0 and 3→1 (one direction each, high → low).
+	g := datasets.Graph{NumNodes: 4, Directed: true,
+		Src: []int32{0, 1, 2, 3}, Dst: []int32{1, 0, 0, 1}, EdgeWeight: []float32{0.5, 0.25, 0.125, 1}}
+	if sg, _ := DropEdges(&g, nil, 1, Stream(0, "e", 0, 0, 0)); len(sg.Src) != 0 || !sg.Directed {
+		t.Errorf("ratio 1 kept %d of the directed edges (%v→%v)", len(sg.Src), sg.Src, sg.Dst)
+	}
+	dropped := map[[2]int32]int{}
+	for s := range 400 {
+		sg, _ := DropEdges(&g, nil, 0.5, Stream(int64(s), "e", 1, 2, 3))
+		kept := map[[2]int32]float32{}
+		for e := range sg.Src {
+			kept[[2]int32{sg.Src[e], sg.Dst[e]}] = sg.EdgeWeight[e]
+		}
+		if _, a := kept[[2]int32{0, 1}]; a != func() bool { _, b := kept[[2]int32{1, 0}]; return b }() {
+			t.Fatalf("stream %d: 0→1 and 1→0 not kept or dropped together: %v", s, kept)
+		}
+		for e := range g.Src {
+			k := [2]int32{g.Src[e], g.Dst[e]}
+			w, ok := kept[k]
+			if !ok {
+				dropped[k]++
+			} else if w != g.EdgeWeight[e] {
+				t.Fatalf("edge %v kept with weight %g, want %g", k, w, g.EdgeWeight[e])
+			}
+		}
+	}
+	for _, k := range [][2]int32{{2, 0}, {3, 1}, {0, 1}} {
+		if dropped[k] < 150 || dropped[k] > 250 {
+			t.Errorf("edge %v dropped %d of 400 times at ratio 0.5", k, dropped[k])
+		}
+	}
+}
