@@ -50,6 +50,8 @@ vet:
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$bad" ]; then echo "not gofmt-formatted:"; echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
+	# The GPU path must not rot: type-check the XLA-tagged binary (not run here).
+	$(GO) vet -tags xla ./methods/gnn ./cmd/bench
 
 # Go benchmarks (one gin-topk epoch on COIL-DEL, UGNN phases on COIL-DEL and
 # COLORS-3, WL feature maps, TU loading); the UGNN phases take ~15 min here.
