@@ -18,21 +18,11 @@ func runCurves(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	f, want, err := sel.parse()
-	if err != nil {
-		return err
-	}
-	if len(f.Status) == 0 {
-		f.Status = []runs.Status{runs.StatusFinished}
-	}
-	store, rs, err := sel.load(f, want)
+	store, rs, err := sel.loadMatching()
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if len(rs) == 0 {
-		return fmt.Errorf("no run matches; check the flags against bench runs")
-	}
 	curves, x, err := loadCurves(store, rs, *by)
 	if err != nil {
 		return err

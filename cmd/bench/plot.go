@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/ugbench/ugbench/reports"
-	"github.com/ugbench/ugbench/runs"
 )
 
 func runPlot(args []string, stdout io.Writer) error {
@@ -28,21 +27,11 @@ func runPlot(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return fmt.Errorf("--out FILE.svg|.png|.pdf is required")
 	}
-	f, want, err := sel.parse()
-	if err != nil {
-		return err
-	}
-	if len(f.Status) == 0 {
-		f.Status = []runs.Status{runs.StatusFinished}
-	}
-	store, rs, err := sel.load(f, want)
+	store, rs, err := sel.loadMatching()
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if len(rs) == 0 {
-		return fmt.Errorf("no run matches; check the flags against bench runs")
-	}
 	curves, x, err := loadCurves(store, rs, *by)
 	if err != nil {
 		return err

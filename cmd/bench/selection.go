@@ -93,3 +93,25 @@ func loadRuns(db string, f runs.Filter, want map[string]string) (*runs.Store, []
 	}
 	return store, reports.SelectParams(rs, want), nil
 }
+
+// loadMatching parses the selection flags (status finished unless
+// --status says otherwise), opens the store and lists the selected runs;
+// no matching run is an error. The caller closes the store.
+func (s *selection) loadMatching() (*runs.Store, []runs.Run, error) {
+	f, want, err := s.parse()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(f.Status) == 0 {
+		f.Status = []runs.Status{runs.StatusFinished}
+	}
+	store, rs, err := s.load(f, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rs) == 0 {
+		store.Close()
+		return nil, nil, fmt.Errorf("no run matches; check the flags against bench runs")
+	}
+	return store, rs, nil
+}
