@@ -355,7 +355,7 @@ func ScoreRun(eval []int, split *datasets.Split, pred *Predictions, truthOf func
 		}
 	}
 	declaredDU := DeclaredUnknown(du.pred.UnknownScore, numUnknownDU, alpha)
-	thr := Threshold(du.pred.UnknownScore, numUnknownDU, alpha)
+	thr := lowestDeclared(du.pred.UnknownScore, declaredDU) // Threshold, without sorting again
 	duMetrics, err := du.score(declaredDU)
 	if err != nil {
 		return nil, fmt.Errorf("D^u: %w", err)

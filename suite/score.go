@@ -35,7 +35,12 @@ func DeclaredUnknown(scores []float64, numUnknown int, alpha float64) []bool {
 // +Inf when nothing is declared (⌈α·K_u⌉ = 0 or no scores), so that no test
 // graph is declared either.
 func Threshold(scores []float64, numUnknown int, alpha float64) float64 {
-	declared := DeclaredUnknown(scores, numUnknown, alpha)
+	return lowestDeclared(scores, DeclaredUnknown(scores, numUnknown, alpha))
+}
+
+// lowestDeclared is the lowest score among the declared graphs, +Inf if
+// none is declared.
+func lowestDeclared(scores []float64, declared []bool) float64 {
 	thr := math.Inf(1)
 	for i, d := range declared {
 		if d && scores[i] < thr {
