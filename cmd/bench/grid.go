@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -36,7 +37,8 @@ func runGrid(args []string, stdout io.Writer) error {
 	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
 	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
 	testFrac := fs.Float64("test-frac", suite.DefaultTestFrac, "held-out test fraction of every class; the headline metrics are the test set's")
-	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) without running")
+	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) and the estimated wall time of those to do, without running")
+	estimateFrom := fs.StringSlice("estimate-from", nil, "with --dry-run: also take the wall-time estimate from the finished runs of these databases (default: --db only)")
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
 	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
 	if err := fs.Parse(args); err != nil {
@@ -97,7 +99,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	defer store.Close()
 	if *dryRun {
-		return printDryRun(stdout, store, specs)
+		return printDryRun(stdout, store, *estimateFrom, specs)
 	}
 	if n, err := store.MarkRunningInterrupted(); err != nil {
 		return err
@@ -145,7 +147,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func printDryRun(stdout io.Writer, store *runs.Store, specs []suite.RunSpec) error {
+func printDryRun(stdout io.Writer, store *runs.Store, estimateFrom []string, specs []suite.RunSpec) error {
 	hashes := make([]string, len(specs))
 	for i, s := range specs {
 		hashes[i] = s.Hash()
@@ -158,9 +160,14 @@ func printDryRun(stdout io.Writer, store *runs.Store, specs []suite.RunSpec) err
 	if err != nil {
 		return err
 	}
-	todo, elsewhere := 0, 0
+	finished, err := finishedRuns(store, estimateFrom)
+	if err != nil {
+		return err
+	}
+	todo, elsewhere, unknown := 0, 0, 0
+	total := 0.0
 	for i, s := range specs {
-		state := "todo"
+		state, est := "todo", ""
 		switch {
 		case done[hashes[i]]:
 			state = "done"
@@ -169,15 +176,56 @@ func printDryRun(stdout io.Writer, store *runs.Store, specs []suite.RunSpec) err
 			elsewhere++
 		default:
 			todo++
+			e := runs.EstimateSeconds(finished, s)
+			if math.IsNaN(e.Seconds) {
+				unknown++
+				est = "  est ? (no comparable finished run)"
+			} else {
+				total += e.Seconds
+				est = fmt.Sprintf("  est %s (%s)", runs.FormatDuration(e.Seconds), e.Basis)
+			}
 		}
-		fmt.Fprintf(stdout, "%s  %-7s  %-12s %-14s %-5s seed=%-3d %s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.Seed, s.Params.Summary())
+		fmt.Fprintf(stdout, "%s  %-7s  %-12s %-14s %-5s seed=%-3d %s%s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.Seed, s.Params.Summary(), est)
 	}
 	fmt.Fprintf(stdout, "%d runs, %d to do", len(specs), todo)
 	if elsewhere > 0 {
 		fmt.Fprintf(stdout, ", %d running in another process", elsewhere)
 	}
 	fmt.Fprintln(stdout)
+	if todo > 0 {
+		fmt.Fprintf(stdout, "estimated wall time of the runs to do, one after another: %s", runs.FormatDuration(total))
+		if unknown > 0 {
+			fmt.Fprintf(stdout, " + %d run(s) with no comparable finished run", unknown)
+		}
+		fmt.Fprintln(stdout, "\n(median wall time of comparable finished runs; they share the cores, so --devices cpu:N does not divide it)")
+	}
 	return nil
+}
+
+// finishedRuns lists the finished runs of store and of the databases in
+// extra (opened read-only for the listing and closed again).
+func finishedRuns(store *runs.Store, extra []string) ([]runs.Run, error) {
+	f := runs.Filter{Status: []runs.Status{runs.StatusFinished}}
+	out, err := store.List(f)
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range extra {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("--estimate-from %s: %w", path, err)
+		}
+		other, err := runs.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("--estimate-from %s: %w", path, err)
+		}
+		rs, err := other.List(f)
+		other.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--estimate-from %s: %w", path, err)
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
 }
 
 // resolveCacheDir: the flag, else $UGBENCH_CACHE, else ugbench-cache beside

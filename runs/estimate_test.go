@@ -1,0 +1,83 @@
+package runs
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ugbench/ugbench/suite"
+)
+
+func TestEstimateSeconds(t *testing.T) {
+	spec := func(method, ratio string, steps int, seed int64) suite.RunSpec {
+		r := 0.1
+		if ratio == "high" {
+			r = 0.3
+		}
+		p := suite.Params{"hidden": 64.0}
+		if steps > 0 {
+			p[suite.StepsParam] = float64(steps) // as the store reads it back
+		}
+		return suite.RunSpec{Method: method, Dataset: "D", RatioName: ratio, Ratio: r, Seed: seed,
+			Params: p, Protocol: suite.DefaultProtocol()}
+	}
+	run := func(s suite.RunSpec, status Status, secs float64) Run {
+		return Run{Spec: s, Status: status, Seconds: secs}
+	}
+	done := []Run{
+		run(spec("gin", "low", 500, 0), StatusFinished, 10),
+		run(spec("gin", "low", 500, 1), StatusFinished, 14),
+		run(spec("gin", "low", 500, 2), StatusFinished, 30),
+		run(spec("gin", "low", 500, 3), StatusFailed, 1000), // not finished: ignored
+		run(spec("gin", "high", 1000, 0), StatusFinished, 40),
+		run(spec("wl", "low", 0, 0), StatusFinished, 0.5),
+		// sage: 2× gin's time per step on dataset E; gin on E 0.01 s/step.
+		func() Run { s := spec("gin", "low", 100, 0); s.Dataset = "E"; return run(s, StatusFinished, 1) }(),
+		func() Run { s := spec("sage", "low", 100, 0); s.Dataset = "E"; return run(s, StatusFinished, 2) }(),
+	}
+	// Specs as the grid makes them: ints, not float64s.
+	intSpec := func(method, ratio string, steps int) suite.RunSpec {
+		s := spec(method, ratio, 0, 9)
+		s.Params = suite.Params{"hidden": 64}
+		if steps > 0 {
+			s.Params[suite.StepsParam] = steps
+		}
+		return s
+	}
+	tests := []struct {
+		name  string
+		spec  suite.RunSpec
+		want  float64
+		basis string
+	}{
+		{"same config: median of 10, 14, 30", intSpec("gin", "low", 500), 14, "same config, 3 run(s)"},
+		{"same ratio, other steps: 14/500·2000", intSpec("gin", "low", 2000), 56, "gin on D low, scaled by steps, 3 run(s)"},
+		{"other ratio: every gin run on D scaled to 250 steps: median of 5, 7, 15, 10", func() suite.RunSpec { s := intSpec("gin", "low", 250); s.Ratio = 0.2; s.RatioName = "0.2"; return s }(), 8.5, "gin on D, scaled by steps, 4 run(s)"},
+		{"no steps: plain seconds", intSpec("wl", "low", 0), 0.5, "same config, 1 run(s)"},
+		// gin on D: 10/500, 14/500, 30/500, 40/1000 s per step → median 0.034;
+		// sage/gin on E = 2 → 0.048 s/step × 500 steps.
+		{"relative cost: sage on D from gin on D and sage/gin on E", intSpec("sage", "low", 500), 34, "relative cost to other methods on other datasets, 1 pair(s)"},
+		{"unknown method", intSpec("gcn", "low", 500), math.NaN(), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := EstimateSeconds(done, tc.spec)
+			if math.IsNaN(tc.want) != math.IsNaN(got.Seconds) || (!math.IsNaN(tc.want) && math.Abs(got.Seconds-tc.want) > 1e-9) {
+				t.Errorf("Seconds = %v, want %v", got.Seconds, tc.want)
+			}
+			if got.Basis != tc.basis {
+				t.Errorf("Basis = %q, want %q", got.Basis, tc.basis)
+			}
+		})
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{{math.NaN(), "?"}, {0.4, "0s"}, {59.6, "1m00s"}, {750, "12m30s"}, {3*3600 + 5*60 + 20, "3h05m"}} {
+		if got := FormatDuration(tc.s); got != tc.want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
