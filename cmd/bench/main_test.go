@@ -131,6 +131,10 @@ func TestGridReportResume(t *testing.T) {
 	if !strings.Contains(out.String(), "4 runs, 1 to do\n") {
 		t.Errorf("dry run after --rerun, want 1 to do:\n%s", out.String())
 	}
+	// The wl run to do is estimated from its finished twin of the other seed.
+	if !strings.Contains(out.String(), "(same config, 1 run(s))") || !strings.Contains(out.String(), "estimated wall time of the runs to do, one after another: ") {
+		t.Errorf("dry run after --rerun, want the todo run's estimate from the other seed's wl run:\n%s", out.String())
+	}
 	if err := runGrid(grid, &out); err != nil {
 		t.Fatal(err)
 	}
