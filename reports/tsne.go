@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -56,7 +58,9 @@ var tsneMu sync.Mutex
 // directive); elsewhere TSNE returns an error rather than an unseeded
 // map. It returns an error for a bad cfg, fewer than 2 rows, a perplexity
 // not below n, or a NaN or infinite value (naming its row). Time and
-// memory are O(n²) a step: 450 points × 1000 steps took about 30 s here.
+// memory are O(n²) a step: for 450 points of width 256 (Letter-high's test
+// set, the GNN rows) the set-up took about 0.2 s of CPU and each step
+// about 20 ms (BenchmarkTSNE), so 1000 steps about 20 s.
 func TSNE(e *suite.Embeddings, cfg TSNEConfig) (plotter.XYs, error) {
 	n := len(e.Graphs)
 	switch {
@@ -178,8 +182,19 @@ func TSNEPlot(panel TSNEPanel) (*plot.Plot, error) {
 	if maxClass >= maxLegendClasses {
 		p.Legend.Add(fmt.Sprintf("%d known classes", maxClass+1))
 	}
+	// Room for the legend at the right, beside the points rather than on
+	// them.
+	if len(panel.Points) > 0 {
+		xmin, xmax, _, _ := plotter.XYRange(panel.Points)
+		p.X.Max = xmax + legendRoom*(xmax-xmin)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return p, nil
 }
+
+// legendRoom is the width TSNEPlot adds right of the points for the
+// legend, as a fraction of the points' width.
+const legendRoom = 0.3
 
 // maxLegendClasses is the most known classes the legend names one by one.
 const maxLegendClasses = 12
@@ -215,4 +230,48 @@ func classColor(k, n int) color.Color {
 	}
 	m := v - c
 	return color.NRGBA{R: uint8(255 * (r + m)), G: uint8(255 * (g + m)), B: uint8(255 * (b + m)), A: 255}
+}
+
+// MaxTSNERuns is the most runs TSNEPlots draws (one panel each).
+const MaxTSNERuns = 8
+
+// TSNEPlots draws the paper's Figure 6 for rs: one TSNEPlot panel per run,
+// in rs's order, of the t-SNE (TSNE, cfg) of the run's stored test-set
+// embeddings, which emb returns (runs.Store.Embeddings), titled with the
+// method, dataset, ratio, split seed, seed and run id. Every run is mapped
+// with the same cfg, so two panels differ only in their embeddings. It
+// returns an error for no run or more than MaxTSNERuns, and for a run
+// without stored embeddings (emb's error wraps runs.ErrNoEmbeddings),
+// naming the run and saying why that can be.
+func TSNEPlots(rs []runs.Run, emb func(id int64) (*suite.Embeddings, error), cfg TSNEConfig) ([]*plot.Plot, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("t-SNE: no run selected")
+	}
+	if len(rs) > MaxTSNERuns {
+		return nil, fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection (--methods, --seeds, --ids)", len(rs), MaxTSNERuns)
+	}
+	var out []*plot.Plot
+	for _, r := range rs {
+		e, err := emb(r.ID)
+		if errors.Is(err, runs.ErrNoEmbeddings) {
+			return nil, fmt.Errorf("run %d (%s) has no stored embeddings: it predates them (stored by a ugbench before database schema 6) or its method hands over none (the kernel baselines); rerun it into a new database with a current bench grid", r.ID, r.Spec)
+		}
+		if err != nil {
+			return nil, err
+		}
+		pts, err := TSNE(e, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("run %d (%s): %w", r.ID, r.Spec, err)
+		}
+		s := r.Spec
+		p, err := TSNEPlot(TSNEPanel{
+			Title:  fmt.Sprintf("%s · %s %s · split %d seed %d (run %d)", s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed, r.ID),
+			Points: pts, Truth: e.Truth,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

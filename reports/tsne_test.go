@@ -227,3 +227,15 @@ func checkFigure(t *testing.T, file string, data []byte) {
 		t.Fatalf("checkFigure: unknown extension of %s", file)
 	}
 }
+
+// BenchmarkTSNE maps Letter-high's test-set size (450 graphs) of the GNN
+// rows' width (256) with 10 steps an op: go-tsne's exact O(n²) steps.
+func BenchmarkTSNE(b *testing.B) {
+	e := clusters(9, 50, 256, 1)
+	cfg := TSNEConfig{Perplexity: 30, Iterations: 10, LearningRate: DefaultTSNELearningRate}
+	for b.Loop() {
+		if _, err := TSNE(e, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
