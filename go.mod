@@ -6,6 +6,7 @@ toolchain go1.27.3
 
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
+	github.com/danaugrs/go-tsne v0.0.0-20200708172100-6b7d1d577fd3
 	github.com/gofrs/flock v0.13.0
 	github.com/gomlx/compute v0.1.14
 	github.com/gomlx/go-xla v0.4.13
@@ -16,6 +17,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.44.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
 

@@ -2,7 +2,9 @@
 // one metric over seeds into cells (mean ± sample std, PROTOCOL §4), lays the
 // cells out as a Table (rows = methods, columns = dataset × ratio, optional
 // sub-columns) and renders a Table as text, GitHub Markdown, LaTeX (booktabs)
-// or long-format CSV.
+// or long-format CSV. It also draws the paper's figures with gonum/plot:
+// the sensitivity panels, per-epoch curves, and the t-SNE of runs' test
+// embeddings (TSNEPlots, Figure 6; t-SNE by github.com/danaugrs/go-tsne).
 //
 // Aggregation never hides a problem: missing or failed seeds, NaN values and
 // cells that pool different configurations come back as Warnings next to

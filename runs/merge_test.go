@@ -50,7 +50,8 @@ func makeDB(t *testing.T, dir, name string, migs []string, rs ...mergeRun) strin
 		}
 		switch r.status {
 		case StatusFinished:
-			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": r.acc, "ood_f1": math.NaN()}, Curves: curves, Seconds: 1.5})
+			err = s.Finish(id, suite.Result{Metrics: map[string]float64{"accuracy": r.acc, "ood_f1": math.NaN()}, Curves: curves, Seconds: 1.5,
+				Embeddings: mergeEmbeddings(r)})
 		case StatusFailed, StatusInterrupted:
 			err = s.Fail(id, r.status, "broke in "+name, curves)
 		case StatusRunning:
@@ -62,6 +63,13 @@ func makeDB(t *testing.T, dir, name string, migs []string, rs ...mergeRun) strin
 		}
 	}
 	return path
+}
+
+// mergeEmbeddings are the test embeddings makeDB stores with a finished
+// run: two graphs, width 2, values from r.acc and r.seed.
+func mergeEmbeddings(r mergeRun) *suite.Embeddings {
+	return &suite.Embeddings{Graphs: []int{int(r.seed), 10 + int(r.seed)}, Truth: []int{0, suite.Unknown}, Dim: 2,
+		Data: []float32{float32(r.acc), 1, 2, float32(r.seed)}}
 }
 
 // dump renders every table of the database at path (but schema_version) as
@@ -184,6 +192,11 @@ func TestMergeUnionAndIdempotent(t *testing.T) {
 		accs[r.Spec.Seed] = r.Metrics["accuracy"]
 		if r.Provenance.GitCommit != testProv.GitCommit {
 			t.Errorf("seed %d: git commit %q, want %q", r.Spec.Seed, r.Provenance.GitCommit, testProv.GitCommit)
+		}
+		if e, err := s.Embeddings(r.ID); err != nil {
+			t.Errorf("seed %d: embeddings after merge: %v", r.Spec.Seed, err)
+		} else if want := mergeEmbeddings(mergeRun{seed: r.Spec.Seed, acc: r.Metrics["accuracy"]}); !reflect.DeepEqual(e, want) {
+			t.Errorf("seed %d: embeddings after merge %+v, want %+v", r.Spec.Seed, e, want)
 		}
 		if r.Spec.Seed == 3 {
 			cs, err := s.Curves(r.ID)

@@ -1,5 +1,6 @@
 // Package runs is the SQLite store of ugbench: every run of a grid with its
-// spec, config hash, status, provenance, metrics and per-epoch curves.
+// spec, config hash, status, provenance, metrics, per-epoch curves and
+// artifacts (the test graphs' embeddings; see Store.Embeddings).
 package runs
 
 import (

@@ -100,6 +100,17 @@ var migrations = []string{
 	`ALTER TABLE runs ADD COLUMN split_seed INTEGER NOT NULL DEFAULT 0;
 	UPDATE runs SET split_seed = seed;
 	CREATE INDEX runs_split_seed ON runs(split_seed);`,
+	// 6: per-run artifacts that are neither metrics nor curves: arrays
+	// stored as little-endian blobs (see artifacts.go). Runs stored before
+	// it have none.
+	`CREATE TABLE artifacts (
+		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		name   TEXT    NOT NULL,
+		dtype  TEXT    NOT NULL CHECK (dtype IN ('float32', 'int32')),
+		shape  TEXT    NOT NULL, -- JSON array of the dimensions, e.g. [450,256]
+		data   BLOB    NOT NULL, -- row-major, little-endian
+		PRIMARY KEY (run_id, name)
+	);`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -343,6 +354,9 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(`DELETE FROM artifacts WHERE run_id = ?`, id); err != nil {
+			return err
+		}
 		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, split_seed = ?, seed = ?,
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
 				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
@@ -377,6 +391,7 @@ func statusOf(tx *sql.Tx, id int64) (Status, error) {
 
 // Finish stores res for run id and marks it finished, all in one
 // transaction: metrics (replacing any), curves (in the given order), the
+// test embeddings res.Embeddings if any (artifacts, see Embeddings), the
 // finish time and res.Seconds. Metric and curve values may be NaN (stored as
 // NULL, read back as NaN) or ±Inf. A run that is not running (e.g. marked
 // interrupted, or restarted by another process that judged it abandoned) is
@@ -407,6 +422,9 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(`DELETE FROM artifacts WHERE run_id = ?`, id); err != nil {
+			return err
+		}
 		if len(names) > 0 {
 			stmt, err := tx.Prepare(`INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)`)
 			if err != nil {
@@ -420,6 +438,9 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 			}
 		}
 		if err := insertCurves(tx, id, res.Curves); err != nil {
+			return err
+		}
+		if err := insertEmbeddings(tx, id, res.Embeddings); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`UPDATE runs SET status = ?, error = '', finished = ?, seconds = ? WHERE id = ?`,
@@ -478,6 +499,9 @@ func (s *Store) Fail(id int64, status Status, msg string, curves []suite.CurvePo
 			return nil // another process restarted it and owns it now
 		}
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM artifacts WHERE run_id = ?`, id); err != nil {
 			return err
 		}
 		if err := insertCurves(tx, id, curves); err != nil {

@@ -125,6 +125,18 @@ type Predictions struct {
 	// test_ood_auroc_<name>), NaN if a score is NaN; they enter no other
 	// metric. A bad name or length fails the run.
 	ExtraScores map[string][]float64
+	// Embeddings, optional, are the method's final graph embeddings of the
+	// Eval graphs, shape [len(Eval)][d], index-aligned with Class, every
+	// row of one width d ≥ 1: the graph-level representation the method's
+	// classifier reads, for the paper's t-SNE figure (RQ4, Figure 6). For
+	// the GNN rows (methods/gnn) it is the encoder's readout mean‖max,
+	// gnn.EncoderConfig.EmbeddingDim() = 2·hidden wide, fed to the MLP
+	// head; a method says in its doc which layer it hands over. The suite
+	// stores the test graphs' rows (Result.Embeddings); nil (e.g. the
+	// kernel baselines, which have no embedding) stores nothing. A bad
+	// length or width fails the run. They are an output, never a
+	// parameter: they change no run hash.
+	Embeddings [][]float32
 }
 
 // Method is one row of the paper's tables: a graph classifier that also

@@ -286,7 +286,47 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if sec, ok := log.medianEpochSeconds(); ok {
 		res.Metrics[EpochSecondsMetric] = sec
 	}
+	if res.Embeddings, err = TestEmbeddings(eval, split.Test, pred.Embeddings, truthOf); err != nil {
+		return res, fmt.Errorf("%s: %w", spec.Method, err)
+	}
 	return res, nil
+}
+
+// TestEmbeddings picks the rows of test (a sorted subset of eval) from
+// emb, a method's Predictions.Embeddings index-aligned with eval, with
+// each test graph's truth. It returns nil for nil emb, and an error if emb
+// has a length other than len(eval), a row of width 0, or rows of
+// different widths.
+func TestEmbeddings(eval, test []int, emb [][]float32, truthOf func(int) int) (*Embeddings, error) {
+	if emb == nil {
+		return nil, nil
+	}
+	if len(emb) != len(eval) {
+		return nil, fmt.Errorf("embeddings: %d rows for %d evaluation graphs", len(emb), len(eval))
+	}
+	dim := 0
+	if len(emb) > 0 {
+		dim = len(emb[0])
+	}
+	for i, row := range emb {
+		if len(row) != dim || dim == 0 {
+			return nil, fmt.Errorf("embeddings: row %d has width %d, row 0 %d (want one width ≥ 1)", i, len(row), dim)
+		}
+	}
+	pos := make(map[int]int, len(eval))
+	for i, g := range eval {
+		pos[g] = i
+	}
+	out := &Embeddings{Graphs: slices.Clone(test), Truth: make([]int, len(test)), Dim: dim, Data: make([]float32, 0, len(test)*dim)}
+	for i, g := range test {
+		j, ok := pos[g]
+		if !ok {
+			return nil, fmt.Errorf("embeddings: test graph %d is not an evaluation graph", g)
+		}
+		out.Truth[i] = truthOf(g)
+		out.Data = append(out.Data, emb[j]...)
+	}
+	return out, nil
 }
 
 // MakeSplit draws the split of spec on ds (docs/protocol.md §2): a pure

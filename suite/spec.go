@@ -141,4 +141,26 @@ type Result struct {
 	Curves  []CurvePoint
 	// Seconds is the wall time of Fit, in seconds.
 	Seconds float64
+	// Embeddings are the test set's rows of Predictions.Embeddings, nil
+	// if the method handed over none.
+	Embeddings *Embeddings
 }
+
+// Embeddings are a run's final graph embeddings of its held-out test set
+// (the graphs of the paper's Figure 6), with what a plot needs to colour
+// them, so that a figure needs neither the dataset nor the split.
+type Embeddings struct {
+	// Graphs are the test graphs' indices into the dataset, ascending
+	// (the split's Test).
+	Graphs []int
+	// Truth is, per graph, its known class index in 0..NumKnown−1 (the
+	// split's order of known classes) or Unknown.
+	Truth []int
+	// Dim is the width d of every row.
+	Dim int
+	// Data are the rows, row-major: [len(Graphs)·Dim] float32.
+	Data []float32
+}
+
+// Row returns the embedding of the i-th graph, Data[i·Dim : (i+1)·Dim].
+func (e *Embeddings) Row(i int) []float32 { return e.Data[i*e.Dim : (i+1)*e.Dim] }

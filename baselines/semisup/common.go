@@ -53,7 +53,8 @@ type net struct {
 	ubatch  int // unsupervised batch
 	steps   int
 	lr      float64
-	// curveEvery is curve_every; predict (x, adj, mask → softmax) is set
+	// curveEvery is curve_every; predict (x, adj, mask → softmax and the
+	// readout z the head reads, gnn.Encode's output) is set
 	// by the method before supervisedSteps and used for its reports and
 	// the final prediction.
 	curveEvery int
@@ -224,16 +225,24 @@ func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(part []int, in
 	return nil
 }
 
-// probabilities runs predict (inputs x, adj, mask → softmax [B, C]) over
-// idx and returns the rows in idx's order.
+// probabilities runs predict (inputs x, adj, mask → softmax [B, C] and,
+// optionally, the readout the head reads [B, d]) over idx and returns the
+// rows in idx's order.
 func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
+	probs, _, err := n.predictions(ctx, predict, idx)
+	return probs, err
+}
+
+// predictions is probabilities that also returns predict's second output,
+// the embeddings [len(idx)][d] (nil if predict has one output).
+func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (probs, emb [][]float32, err error) {
 	pos := make(map[int]int, len(idx))
 	for i, g := range idx {
 		pos[g] = i
 	}
 	c := n.task.NumKnown
-	probs := make([][]float32, len(idx))
-	err := n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
+	probs = make([][]float32, len(idx))
+	err = n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
 		out, err := predict.Exec(in[:3]...)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
@@ -242,9 +251,19 @@ func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int)
 		for s, g := range part {
 			probs[pos[g]] = flat[s*c : (s+1)*c]
 		}
+		if len(out) > 1 {
+			if emb == nil {
+				emb = make([][]float32, len(idx))
+			}
+			d := out[1].Shape().Dim(-1)
+			z := tensors.MustCopyFlatData[float32](out[1])
+			for s, g := range part {
+				emb[pos[g]] = z[s*d : (s+1)*d]
+			}
+		}
 		return nil
 	})
-	return probs, err
+	return probs, emb, err
 }
 
 // pool is D^l ∪ D^u (Task.TrainPool), the graphs the unsupervised parts
@@ -317,13 +336,16 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 }
 
 // predictMaxSoftmax predicts task.Eval with n.predict and the final
-// weights: class = argmax, unknown score = 1 − max softmax.
+// weights: class = argmax, unknown score = 1 − max softmax; the
+// embeddings are n.predict's second output (the readout the head reads).
 func (n *net) predictMaxSoftmax(ctx context.Context) (*suite.Predictions, error) {
-	probs, err := n.probabilities(ctx, n.predict, n.task.Eval)
+	probs, emb, err := n.predictions(ctx, n.predict, n.task.Eval)
 	if err != nil {
 		return nil, err
 	}
-	return gnn.MaxSoftmaxPredictions(probs), nil
+	p := gnn.MaxSoftmaxPredictions(probs)
+	p.Embeddings = emb
+	return p, nil
 }
 
 // realCount is the number of real graph slots of a batch.

@@ -5,7 +5,9 @@
 // semi-supervised setting (../shared/specs/CONTRASTIVE.md), and the
 // contrastive estimators those codes use (losses.go). Every row predicts
 // with its final weights (no epoch is selected) and scores unknowns by
-// 1 − max softmax (PROTOCOL §3).
+// 1 − max softmax (PROTOCOL §3). The predictions carry the readout the head
+// reads (gnn.Encode's mean‖max, 2·hidden wide) as Predictions.Embeddings,
+// for bench plot tsne.
 //
 // Budget: each row's supervised part takes exactly `steps` optimizer
 // steps at `batch_size` (protocol v2), so a row's gain over gin-topk is

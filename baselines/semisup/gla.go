@@ -189,8 +189,9 @@ func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
 		return err
 	}
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
-		return []*Node{Softmax(logits, -1)}
+		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
+		_, logits := head(scope.At("head"), z, hidden, classes)
+		return []*Node{Softmax(logits, -1), z}
 	})
 	return err
 }

@@ -100,8 +100,9 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 		return nil, err
 	}
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		_, logits := head(scope.At("head"), gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
-		return []*Node{Softmax(logits, -1)}
+		z := gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2])
+		_, logits := head(scope.At("head"), z, hidden, classes)
+		return []*Node{Softmax(logits, -1), z}
 	})
 	if err != nil {
 		return nil, err

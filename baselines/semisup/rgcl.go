@@ -185,7 +185,9 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		return nil, err
 	}
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		return []*Node{Softmax(logitsOf(scope, in[0], in[1], in[2]), -1)}
+		z := embed(scope, in[0], in[1], in[2], true)
+		_, logits := head(scope.At("net").At("head"), z, hidden, classes)
+		return []*Node{Softmax(logits, -1), z}
 	})
 	if err != nil {
 		return nil, err

@@ -105,7 +105,8 @@ func (m backbone) Defaults() suite.Params {
 func (m backbone) LegacyParams() suite.Params { return suite.Params{"curve_every": 0} }
 
 // Fit trains the row on task's labelled graphs (gnn.FitSupervised) and
-// predicts task.Eval with the maximum-softmax unknown score.
+// predicts task.Eval with the maximum-softmax unknown score; the
+// predictions carry the readout embeddings the head reads (2·hidden).
 func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	p := task.Params
 	enc := gnn.EncoderConfig{

@@ -8,7 +8,8 @@
 //	               results, sensitivity with --plot)
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
-//	bench plot     draw per-epoch curves to SVG/PNG/PDF
+//	bench plot     draw figures to SVG/PNG/PDF: per-epoch curves; t-SNE of
+//	               the test graphs' embeddings (the paper's Figure 6)
 //	bench compare  compare two selections of runs, with significance tests
 //	bench check    CI gate against a committed baseline (exit 0/1/2/3)
 //	bench export   every selected run as JSON or CSV, for pandas or a notebook
@@ -17,6 +18,11 @@
 //	bench data     fetch datasets from their official archives; verify them
 //
 // Run `bench COMMAND --help` for the flags of each command.
+//
+// randseednop=0 lets bench plot tsne seed math/rand's global source, which
+// go-tsne draws its initial map from (reports.TSNE).
+//
+//go:debug randseednop=0
 package main
 
 import (
@@ -56,7 +62,7 @@ var commands = []command{
 	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
-	{"plot", "draw figures: plot curves --out FILE.svg|.png (per-epoch curves, mean±std bands)", runPlot},
+	{"plot", "draw figures: plot curves|tsne --out FILE.svg|.png (per-epoch curves; t-SNE of test embeddings, Figure 6)", runPlot},
 	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
 	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},

@@ -8,12 +8,15 @@ import (
 )
 
 func runPlot(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "tsne" {
+		return runPlotTSNE(args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "curves" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(stdout, "usage: bench plot curves --out FILE.svg|.png|.pdf [flags]")
+			fmt.Fprintln(stdout, "usage: bench plot curves|tsne --out FILE.svg|.png|.pdf [flags]")
 			return nil
 		}
-		return fmt.Errorf("which figure? curves (bench plot curves --out FILE.svg); the sensitivity panel is bench report sensitivity --plot")
+		return fmt.Errorf("which figure? curves (bench plot curves --out FILE.svg) or tsne (bench plot tsne --out FILE.svg); the sensitivity panel is bench report sensitivity --plot")
 	}
 	fs := newFlags("plot curves", "plot curves --out FILE.svg|.png|.pdf [flags]")
 	sel := addSelection(fs, "only runs of these statuses: running, finished, failed, interrupted (default finished)")

@@ -125,7 +125,8 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 		return nil, err
 	}
 	c.predict = NewPredictor(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
-		return []*Node{Softmax(c.logits(scope, in[0], in[1], in[2]), -1)}
+		logits, z := c.forward(scope, in[0], in[1], in[2])
+		return []*Node{Softmax(logits, -1), z}
 	})
 	c.train.SetMaxCache(-1)
 	return c, nil
@@ -138,8 +139,15 @@ func (c *Classifier) Close() {
 }
 
 func (c *Classifier) logits(scope *model.Scope, x, adj, mask *Node) *Node {
-	z := Encode(scope.At("encoder"), c.cfg.Encoder, x, adj, mask) // At: one step encodes several chunks
-	return MLP(scope.At("head"), z, c.cfg.Encoder.Hidden, c.classes)
+	logits, _ := c.forward(scope, x, adj, mask)
+	return logits
+}
+
+// forward returns the class logits [B, C] and the readout z [B, 2·Hidden]
+// (Encode's output, which the head reads).
+func (c *Classifier) forward(scope *model.Scope, x, adj, mask *Node) (logits, z *Node) {
+	z = Encode(scope.At("encoder"), c.cfg.Encoder, x, adj, mask) // At: one step encodes several chunks
+	return MLP(scope.At("head"), z, c.cfg.Encoder.Hidden, c.classes), z
 }
 
 // TrainEpoch runs one epoch over the labelled graphs (shuffled by rng) and
@@ -200,30 +208,42 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 // idx, shape [len(idx)][NumKnown]. Graphs are batched by size to keep
 // padding small; the output follows idx's order.
 func (c *Classifier) Probabilities(ctx context.Context, idx []int) ([][]float32, error) {
+	probs, _, err := c.Predict(ctx, idx)
+	return probs, err
+}
+
+// Predict returns, for every graph in idx, the softmax over known classes
+// [len(idx)][NumKnown] and the readout embedding the head reads
+// [len(idx)][Encoder.EmbeddingDim()] (mean‖max of the last stage), both
+// in idx's order, from one pass of the prediction graph batched by size.
+func (c *Classifier) Predict(ctx context.Context, idx []int) (probs, emb [][]float32, err error) {
 	order := slices.Clone(idx)
 	pos := make(map[int]int, len(idx))
 	for i, g := range idx {
 		pos[g] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return c.task.Graphs[a].NumNodes - c.task.Graphs[b].NumNodes })
-	probs := make([][]float32, len(idx))
+	probs, emb = make([][]float32, len(idx)), make([][]float32, len(idx))
+	d := c.cfg.Encoder.EmbeddingDim()
 	for start := 0; start < len(order); start += c.cfg.BatchSize {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		part := order[start:min(start+c.cfg.BatchSize, len(order))]
 		b := NewBatch(c.task.Graphs, c.features, part, c.cfg.BatchSize)
 		x, a, m := b.Tensors()
 		out, err := c.predict.Exec(x, a, m)
 		if err != nil {
-			return nil, fmt.Errorf("predict: %w", err)
+			return nil, nil, fmt.Errorf("predict: %w", err)
 		}
 		flat := tensors.MustCopyFlatData[float32](out[0])
+		z := tensors.MustCopyFlatData[float32](out[1])
 		for s, g := range part {
 			probs[pos[g]] = flat[s*c.classes : (s+1)*c.classes]
+			emb[pos[g]] = z[s*d : (s+1)*d]
 		}
 	}
-	return probs, nil
+	return probs, emb, nil
 }
 
 // ReportClasses predicts D^u and hands the classes to task.ReportClasses
@@ -265,7 +285,8 @@ func EpochsFor(steps, n, batchSize int) int {
 // FitSupervised trains a classifier on task's labelled graphs for cfg.Steps
 // optimizer steps, logging per epoch (pass over D^l) the mean loss and the
 // epoch's steps (curve "steps", as UGNN logs it), and predicts task.Eval with the maximum-softmax unknown
-// score.
+// score; the predictions carry the readout embeddings the head reads
+// (Predictions.Embeddings, EmbeddingDim() wide).
 func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) (*suite.Predictions, error) {
 	c, err := NewClassifier(task, cfg)
 	if err != nil {
@@ -288,9 +309,11 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 			}
 		}
 	}
-	probs, err := c.Probabilities(ctx, task.Eval)
+	probs, emb, err := c.Predict(ctx, task.Eval)
 	if err != nil {
 		return nil, err
 	}
-	return MaxSoftmaxPredictions(probs), nil
+	p := MaxSoftmaxPredictions(probs)
+	p.Embeddings = emb
+	return p, nil
 }

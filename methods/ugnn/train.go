@@ -720,13 +720,16 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 // ExtraScores hold every named score of confidence (one of them equal to
 // UnknownScore) and, for the subgraph variants, the whole graph's ScoreMSP,
 // so that ood_auroc_msp and ood_auroc_subgraph compare all variants.
+// Embeddings are Φ's readout of the whole graph, L2-normalised: the space
+// of UGNN's prototypes and contrastive loss (the classifier ψ reads the
+// same readout before normalisation).
 func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	eval := r.task.Eval
 	views := make([]view, len(eval))
 	for i, g := range eval {
 		views[i] = r.wholeView(g)
 	}
-	probs, _, err := r.predictViews(ctx, views)
+	probs, emb, err := r.predictViews(ctx, views)
 	if err != nil {
 		return nil, err
 	}
@@ -734,7 +737,7 @@ func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval)), ExtraScores: parts}
+	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval)), ExtraScores: parts, Embeddings: emb}
 	if r.v.SubgraphOOD {
 		msp := make([]float64, len(eval))
 		for i := range msp {

@@ -18,6 +18,8 @@
 // Diagnostics for the suite: each cycle reports −s~ and its parts −μ and σ
 // (Task.ReportScores), and the predictions keep −s~, −μ, σ and the whole
 // graph's −max softmax as extra scores, so the OOD AUROC of each is stored.
+// Embeddings (for bench plot tsne): Φ's readout of the whole graph,
+// L2-normalised (2·hidden wide), the space of the prototypes.
 //
 // Choices where the paper is silent (each a named hyper-parameter): hidden
 // 128; 2 GIN layers per stage; a one-GIN-layer scoring GNN; kept nodes gated
