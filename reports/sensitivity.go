@@ -132,6 +132,9 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 	})
 	o := opts
 	o.MethodOrder, o.Methods, o.Names = order, nil, names
+	// The chance row depends on α (the threshold takes the ⌈αK_u⌉ highest
+	// scores): an α sweep gets one chance row per α, added below.
+	o.Chance = opts.Chance && param != SensitivityAlpha
 	t := build(rows, []subMetric{{"", metric}}, o, tableDefaults{
 		title:   fmt.Sprintf("Sensitivity of %s to %s", method, param),
 		caption: fmt.Sprintf("%s of %s against %s (mean ± sample std over seeds); paper Figure 4.", metric, method, param),
@@ -139,6 +142,17 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 	})
 	t.RowHeader = param
 	t.Notes = append(notes, t.Notes...)
+	if opts.Chance && param == SensitivityAlpha {
+		for i, k := range order {
+			var these []runs.Run
+			for _, r := range rows {
+				if r.Spec.Method == k {
+					these = append(these, r)
+				}
+			}
+			t.addChanceRow(these, ChanceRow+" "+k, fmt.Sprintf("%s (α=%s)", ChanceRow, names[k]), i == 0)
+		}
+	}
 	return t, nil
 }
 

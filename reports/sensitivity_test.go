@@ -32,7 +32,7 @@ func sensitivityRuns() []runs.Run {
 		}
 		acc := base - 0.2*(tau-0.1)*(tau-0.1)*10 - 0.01*float64((r-3)*(r-3)) - 0.05*(alpha-1)*(alpha-1) + 0.004*float64(seed)
 		rs = append(rs, runs.Run{ID: int64(len(rs) + 1), Spec: spec, Status: runs.StatusFinished,
-			Metrics: map[string]float64{suite.MetricAccuracy: acc}})
+			Metrics: map[string]float64{suite.MetricAccuracy: acc, suite.PrefixChance + suite.MetricAccuracy: 0.1 * alpha}})
 	}
 	for _, ds := range []string{"Letter-high", "COIL-DEL"} {
 		for _, ratio := range []string{"low", "high"} {
@@ -107,6 +107,44 @@ func TestSensitivityRows(t *testing.T) {
 	tbl, _ := SensitivityTable(sensitivityRuns(), "ugnn", "tau", suite.MetricAccuracy, Options{})
 	if c := tbl.Cells[1][0]; c.Dataset != "COIL-DEL" || c.Ratio != "low" || abs(c.Mean-0.554) > 1e-12 {
 		t.Errorf("tau=0.1 first cell = %+v, want COIL-DEL low mean 0.554", c)
+	}
+}
+
+// The chance row depends on α (the threshold rule): an α sweep shows one
+// chance row per α, any other sweep one chance row.
+func TestSensitivityChanceRows(t *testing.T) {
+	for _, c := range []struct {
+		param string
+		rows  string
+		want  []float64 // chance rows' value in every column
+	}{
+		{"tau", "0.05 0.1 0.2 0.5 chance", []float64{0.1}},
+		{"alpha", "0.8 1 1.2 chance (α=0.8) chance (α=1) chance (α=1.2)", []float64{0.08, 0.1, 0.12}},
+	} {
+		tbl, err := SensitivityTable(sensitivityRuns(), "ugnn", c.param, suite.MetricAccuracy, Options{Chance: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for _, r := range tbl.Rows {
+			rows = append(rows, r.Label)
+		}
+		if got := strings.Join(rows, " "); got != c.rows {
+			t.Errorf("%s: rows %q, want %q", c.param, got, c.rows)
+			continue
+		}
+		first := len(tbl.Rows) - len(c.want)
+		for k, want := range c.want {
+			i := first + k
+			if !tbl.Rows[i].Reference || tbl.Rows[i].Group != tbl.Rows[first].Group || tbl.Rows[first].Group == tbl.Rows[first-1].Group {
+				t.Errorf("%s: chance row %q: reference %v, group %d; want reference rows in one group after the values", c.param, tbl.Rows[i].Label, tbl.Rows[i].Reference, tbl.Rows[i].Group)
+			}
+			for j := range tbl.Columns {
+				if cell := tbl.Cells[i][j]; cell == nil || abs(cell.Mean-want) > 1e-12 {
+					t.Errorf("%s: %s column %d = %+v, want %g", c.param, tbl.Rows[i].Label, j, cell, want)
+				}
+			}
+		}
 	}
 }
 

@@ -290,17 +290,18 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	sortWarnings(t.Warnings, methodOrder, datasetOrder)
 	t.Notes = columnConfigNotes(t, kept, labels)
 	if opts.Chance {
-		t.addChanceRow(kept)
+		t.addChanceRow(kept, ChanceRow, ChanceRow, true)
 	}
 	return t
 }
 
-// addChanceRow appends the chance row (Options.Chance) in a group of its
-// own. A column's value is the chance_<metric> of its runs, one value per
+// addChanceRow appends a chance row (Options.Chance) with the given key and
+// label, in a group of its own when newGroup (else in the last row's). A
+// column's value is the chance_<metric> of its runs, one value per
 // split seed (every run of a split shares it), mean ± sample std over
 // the split seeds; Seeds lists them. Columns without chance figures (runs
 // stored before protocol v2) stay empty.
-func (t *Table) addChanceRow(kept []runs.Run) {
+func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) {
 	row := make([]*Cell, len(t.Columns))
 	for j, col := range t.Columns {
 		bySplit := map[int64]float64{}
@@ -321,7 +322,7 @@ func (t *Table) addChanceRow(kept []runs.Run) {
 			xs[i] = bySplit[s]
 		}
 		mean, std := MeanStd(xs)
-		row[j] = &Cell{Key: Key{ChanceRow, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + col.Metric,
+		row[j] = &Cell{Key: Key{key, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + col.Metric,
 			Mean: mean, Std: std, N: len(xs), Seeds: splits, Exact: len(xs) == 1}
 	}
 	if !slices.ContainsFunc(row, func(c *Cell) bool { return c != nil }) {
@@ -329,9 +330,12 @@ func (t *Table) addChanceRow(kept []runs.Run) {
 	}
 	group := 0
 	if n := len(t.Rows); n > 0 {
-		group = t.Rows[n-1].Group + 1
+		group = t.Rows[n-1].Group
+		if newGroup {
+			group++
+		}
 	}
-	t.Rows = append(t.Rows, Row{Key: ChanceRow, Label: ChanceRow, Group: group, Reference: true})
+	t.Rows = append(t.Rows, Row{Key: key, Label: label, Group: group, Reference: true})
 	t.Cells = append(t.Cells, row)
 }
 
