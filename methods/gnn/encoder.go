@@ -169,7 +169,7 @@ func MaskedCrossEntropy(logits, labels, weight *Node) *Node {
 // [Nodes] int32, mask [Nodes]; NumGraphs is the batch's B.
 type EdgeInputs struct {
 	X, Src, Dst, EdgeWeight, Graph, Mask *Node
-	NumGraphs int
+	NumGraphs                            int
 }
 
 // NewEdgeInputs takes the six inputs of EdgeBatch.Tensors, in order, for
