@@ -197,7 +197,11 @@ func (c EncoderConfig) convEdges(scope *model.Scope, h *Node, e EdgeGraph, mask 
 // EncodeEdges is Encode in the edge-list layout: the same function with the
 // same variables (a store trained in one layout runs in the other), on
 // in → z [B, 2·Hidden]. Only TopK pooling (SupportsEdges); it panics on
-// another.
+// another. Values agree with Encode's to float rounding; gradients too,
+// except where nodes tie exactly in one layout and not in the other (nodes
+// with equal closed neighbourhoods under GIN at ε = 0 or GCN, which the two
+// layouts sum in different orders): GoMLX's max gives every tied node the
+// full gradient, so there the layouts take different valid subgradients.
 func EncodeEdges(scope *model.Scope, cfg EncoderConfig, in EdgeInputs) *Node {
 	if !cfg.SupportsEdges() {
 		panic(fmt.Sprintf("gnn: pool %q has no edge-list layout", cfg.Pool))
