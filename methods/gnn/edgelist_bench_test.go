@@ -36,15 +36,20 @@ func BenchmarkTrainEpochLayouts(b *testing.B) {
 		name          string
 		task          func(testing.TB) *suite.Task
 		batch, chunks int
+		denseSkip     string // why the dense layout is not run, if it is not
 	}{
-		{"Letter-high", func(tb testing.TB) *suite.Task { return protocolTask(tb, "Letter-high", "low", nil) }, 256, 3},
-		{"COIL-DEL", func(tb testing.TB) *suite.Task { return protocolTask(tb, "COIL-DEL", "low", nil) }, 256, 3},
-		{"COLORS-3", func(tb testing.TB) *suite.Task { return protocolTask(tb, "COLORS-3", "low", nil) }, 256, 3},
-		{"synthetic4000", func(testing.TB) *suite.Task { return syntheticTask(32, 4000) }, 16, 1},
-		{"synthetic4000-b2", func(testing.TB) *suite.Task { return syntheticTask(4, 4000) }, 2, 1},
+		{"Letter-high", func(tb testing.TB) *suite.Task { return protocolTask(tb, "Letter-high", "low", nil) }, 256, 3, ""},
+		{"COIL-DEL", func(tb testing.TB) *suite.Task { return protocolTask(tb, "COIL-DEL", "low", nil) }, 256, 3, ""},
+		{"COLORS-3", func(tb testing.TB) *suite.Task { return protocolTask(tb, "COLORS-3", "low", nil) }, 256, 3, ""},
+		{"synthetic4000", func(testing.TB) *suite.Task { return syntheticTask(32, 4000) }, 16, 1,
+			"dense at 4,000 nodes, batch 16: ~1 GB per graph slot (synthetic4000-b2/dense measured 1.96 GB at batch 2), ~15 GB"},
+		{"synthetic4000-b2", func(testing.TB) *suite.Task { return syntheticTask(4, 4000) }, 2, 1, ""},
 	} {
 		for _, layout := range []Layout{LayoutDense, LayoutEdges} {
 			b.Run(c.name+"/"+string(layout), func(b *testing.B) {
+				if layout == LayoutDense && c.denseSkip != "" {
+					b.Skip(c.denseSkip)
+				}
 				benchTaskEpoch(b, c.task(b), gin, BatchingRandom, c.chunks, c.batch, layout)
 				reportMemory(b)
 			})
