@@ -77,7 +77,10 @@ func (m backbone) Doc() string { return m.doc }
 // for more speed (gnn.BatchingSize). Rows add their own: "normalize"
 // (SAGE's L2 output normalisation, PyG default false) and "att_dropout"
 // (ASAP's attention dropout, 0.1 as in the ASAP authors' code; PyG's
-// default is 0).
+// default is 0). "layout" is the batch layout (gnn.Layout): "auto" (dense
+// padded batches up to gnn.DenseMaxNodes nodes in the dataset's largest
+// graph, the edge list above; SAG and ASAP are dense only), "dense" or
+// "edges"; it changes time and memory, not the function computed.
 func (m backbone) Defaults() suite.Params {
 	p := suite.Params{
 		"steps":       0,
@@ -89,6 +92,7 @@ func (m backbone) Defaults() suite.Params {
 		"pool_ratio":  0.8,
 		"batching":    string(gnn.BatchingRandom),
 		"size_chunks": 3,
+		"layout":      string(gnn.LayoutAuto),
 	}
 	if m.pool == gnn.PoolASAP {
 		p["att_dropout"] = 0.1
@@ -101,8 +105,12 @@ func (m backbone) Defaults() suite.Params {
 
 // LegacyParams: curve_every (added with protocol v2) only reports D^u's
 // accuracy during training and changes nothing a run computes, so at 0
-// it hashes as if absent.
-func (m backbone) LegacyParams() suite.Params { return suite.Params{"curve_every": 0} }
+// it hashes as if absent; layout "auto" picks the dense layout every
+// stored run used for every dataset of the stored grids (Letter-*,
+// COIL-DEL: gnn.DenseMaxNodes), so it hashes as if absent too.
+func (m backbone) LegacyParams() suite.Params {
+	return suite.Params{"curve_every": 0, "layout": string(gnn.LayoutAuto)}
+}
 
 // Fit trains the row on task's labelled graphs (gnn.FitSupervised) and
 // predicts task.Eval with the maximum-softmax unknown score; the
@@ -131,5 +139,6 @@ func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions
 		LR:         p.Float("lr"),
 		Batching:   gnn.Batching(p.Str("batching")),
 		Chunks:     p.Int("size_chunks"),
+		Layout:     gnn.Layout(p.Str("layout")),
 	})
 }

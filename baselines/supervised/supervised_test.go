@@ -3,6 +3,7 @@ package supervised
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ugbench/ugbench/datasets"
@@ -84,5 +85,35 @@ func TestGINTopKLetterHigh(t *testing.T) {
 	res := runLetterHigh(t, "gin-topk", suite.Params{"steps": 240, "hidden": 64, "batch_size": 32, "lr": 0.01})
 	if res.Metrics[suite.MetricKnownAcc] < 0.2 {
 		t.Errorf("known_acc = %.3f after 240 steps, want > 0.2 (chance 0.1)", res.Metrics[suite.MetricKnownAcc])
+	}
+}
+
+// TestLayoutParamKeepsHashes: every row's default "layout" (auto) hashes
+// as if the parameter did not exist, so runs stored before it stay found;
+// a forced layout hashes differently; and forcing the edge list on a
+// pooling without one is an error naming the layout.
+func TestLayoutParamKeepsHashes(t *testing.T) {
+	for _, name := range []string{"gin-topk", "gcn-topk", "sage-topk", "gin-sag", "gin-asap"} {
+		m, err := suite.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := m.Defaults()
+		if p.Str("layout") != string(gnn.LayoutAuto) {
+			t.Fatalf("%s: default layout %v, want auto", name, p["layout"])
+		}
+		with := suite.RunSpec{Method: name, Dataset: "COIL-DEL", Ratio: 0.2, Params: p, Protocol: suite.DefaultProtocol()}
+		without := with
+		without.Params = p.Clone()
+		delete(without.Params, "layout")
+		forced := with
+		forced.Params = p.Clone()
+		forced.Params["layout"] = string(gnn.LayoutDense)
+		if with.Hash() != without.Hash() || forced.Hash() == with.Hash() {
+			t.Errorf("%s: hash with layout=auto equal to without: %v; with layout=dense different: %v", name, with.Hash() == without.Hash(), forced.Hash() != with.Hash())
+		}
+	}
+	if _, err := gnn.ChooseLayout(gnn.LayoutEdges, gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolSAG}, nil); err == nil || !strings.Contains(err.Error(), `layout "edges"`) {
+		t.Errorf("edges with SAG: error %v", err)
 	}
 }

@@ -60,13 +60,17 @@ func benchTrainEpoch(b *testing.B, dataset string, batching Batching, chunks int
 // (hidden 128, 2 layers per stage, ρ 0.8, batch 256) on dataset's low-ratio
 // labelled set; the first epoch, which compiles, is outside the timer.
 func benchEpoch(b *testing.B, dataset string, enc EncoderConfig, batching Batching, chunks int) {
-	task := protocolTask(b, dataset, "low", nil)
+	benchTaskEpoch(b, protocolTask(b, dataset, "low", nil), enc, batching, chunks, 256, LayoutAuto)
+}
+
+// benchTaskEpoch is benchEpoch on any task, batch size and layout.
+func benchTaskEpoch(b *testing.B, task *suite.Task, enc EncoderConfig, batching Batching, chunks, batchSize int, layout Layout) {
 	enc.Hidden, enc.LayersPerStage, enc.PoolRatio = 128, 2, 0.8
 	if enc.Pool == PoolASAP {
 		enc.ASAPEdges = NewEdgeBudget(task.Graphs)
 	}
 	c, err := NewClassifier(task, SupervisedConfig{
-		Encoder: enc, Steps: 1, BatchSize: 256, LR: 1e-3, Batching: batching, Chunks: chunks,
+		Encoder: enc, Steps: 1, BatchSize: batchSize, LR: 1e-3, Batching: batching, Chunks: chunks, Layout: layout,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -163,3 +163,57 @@ func MaskedCrossEntropy(logits, labels, weight *Node) *Node {
 	nll := Neg(ReduceSum(Mul(onehot, logp), -1))
 	return Div(ReduceAllSum(Mul(nll, weight)), Max(ReduceAllSum(weight), OnesLike(ReduceAllSum(weight))))
 }
+
+// EdgeInputs are the inputs of an edge-list batch (EdgeBatch.Tensors, in
+// that order): x [Nodes, D], src, dst [E] int32, edge weight [E], graph
+// [Nodes] int32, mask [Nodes]; NumGraphs is the batch's B.
+type EdgeInputs struct {
+	X, Src, Dst, EdgeWeight, Graph, Mask *Node
+	NumGraphs                            int
+}
+
+// NewEdgeInputs takes the six inputs of EdgeBatch.Tensors, in order, for
+// a batch of numGraphs slots.
+func NewEdgeInputs(in []*Node, numGraphs int) EdgeInputs {
+	return EdgeInputs{X: in[0], Src: in[1], Dst: in[2], EdgeWeight: in[3], Graph: in[4], Mask: in[5], NumGraphs: numGraphs}
+}
+
+// SupportsEdges reports whether the encoder has an edge-list path
+// (EncodeEdges): every Conv, and TopK pooling (SAG and ASAP are dense only).
+func (c EncoderConfig) SupportsEdges() bool { return c.Pool == "" || c.Pool == PoolTopK }
+
+func (c EncoderConfig) convEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node) *Node {
+	switch c.Conv {
+	case ConvGIN:
+		return GINConvEdges(scope, h, e, mask, c.Hidden)
+	case ConvGCN:
+		return GCNConvEdges(scope, h, e, mask, c.Hidden)
+	case ConvSAGE:
+		return SAGEConvEdges(scope, h, e, mask, c.Hidden, c.SAGENormalize)
+	}
+	panic(fmt.Sprintf("gnn: unknown conv %q", c.Conv))
+}
+
+// EncodeEdges is Encode in the edge-list layout: the same function with the
+// same variables (a store trained in one layout runs in the other), on
+// in → z [B, 2·Hidden]. Only TopK pooling (SupportsEdges); it panics on
+// another. Values agree with Encode's to float rounding; gradients too,
+// except where nodes tie exactly in one layout and not in the other (nodes
+// with equal closed neighbourhoods under GIN at ε = 0 or GCN, which the two
+// layouts sum in different orders): GoMLX's max gives every tied node the
+// full gradient, so there the layouts take different valid subgradients.
+func EncodeEdges(scope *model.Scope, cfg EncoderConfig, in EdgeInputs) *Node {
+	if !cfg.SupportsEdges() {
+		panic(fmt.Sprintf("gnn: pool %q has no edge-list layout", cfg.Pool))
+	}
+	e := NewEdgeGraph(in.Src, in.Dst, in.EdgeWeight, in.Graph, in.NumGraphs)
+	h, mask := in.X, in.Mask
+	for l := 0; l < cfg.LayersPerStage; l++ {
+		h = cfg.convEdges(scope.In("conv1_%d", l), h, e, mask)
+	}
+	h, e, mask = TopKPoolEdges(h, e, mask, TopKScoreEdges(scope.In("pool"), h), cfg.PoolRatio)
+	for l := 0; l < cfg.LayersPerStage; l++ {
+		h = cfg.convEdges(scope.In("conv2_%d", l), h, e, mask)
+	}
+	return MeanMaxReadoutEdges(h, mask, e)
+}

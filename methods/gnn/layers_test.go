@@ -356,8 +356,9 @@ func TestLinearKnownAnswer(t *testing.T) {
 	}
 }
 
-// TestMeanMaxReadout checks the readout's value and its gradient on graphs
-// with negative features and junk in the padding rows: mean and max run over
+// TestMeanMaxReadout checks the readout's value and its gradient, in both
+// layouts (MeanMaxReadoutEdges on the same rows), on graphs with negative
+// features and junk in the padding rows: mean and max run over
 // the real nodes only, the mean's gradient is 1/count on real rows, the
 // max's goes to the arg max, and padding rows get none.
 func TestMeanMaxReadout(t *testing.T) {
@@ -388,11 +389,23 @@ func TestMeanMaxReadout(t *testing.T) {
 				r := MeanMaxReadout(h, mask)
 				return []*Node{r, Gradient(ReduceAllSum(r), h)[0]}
 			}, tensors.FromFlatDataAndDimensions(c.h, 2, 3, 2), tensors.FromFlatDataAndDimensions(c.mask, 2, 3))
-			for k, want := range [][]float32{c.want, c.wantGrad} {
-				got := tensors.MustCopyFlatData[float32](outs[k])
-				for j := range want {
-					if math.Abs(float64(got[j]-want[j])) > 1e-6 {
-						t.Fatalf("%s = %v, want %v", []string{"readout", "gradient"}[k], got, want)
+			// The edge-list readout on the same rows as [6, 2] (slot 0's three
+			// rows, then slot 1's) plus one padding row of junk in slot B = 2.
+			graphIDs := tensors.FromFlatDataAndDimensions([]int32{0, 0, 0, 1, 1, 1, 2}, 7)
+			noEdge := tensors.FromFlatDataAndDimensions([]int32{6}, 1)
+			edgeOuts := MustExecOnceN(testBackend(t), func(h, mask, gid, ends *Node) []*Node {
+				e := NewEdgeGraph(ends, ends, ZerosLike(ConvertDType(ends, h.DType())), gid, 2)
+				r := MeanMaxReadoutEdges(h, mask, e)
+				return []*Node{r, Gradient(ReduceAllSum(r), h)[0]}
+			}, tensors.FromFlatDataAndDimensions(append(slices.Clone(c.h), 99, 99), 7, 2),
+				tensors.FromFlatDataAndDimensions(append(slices.Clone(c.mask), 0), 7), graphIDs, noEdge)
+			for layout, o := range [][]*tensors.Tensor{outs, edgeOuts} {
+				for k, want := range [][]float32{c.want, c.wantGrad} {
+					got := tensors.MustCopyFlatData[float32](o[k])
+					for j := range want {
+						if math.Abs(float64(got[j]-want[j])) > 1e-6 {
+							t.Fatalf("%s %s = %v, want %v", []string{"dense", "edges"}[layout], []string{"readout", "gradient"}[k], got, want)
+						}
 					}
 				}
 			}

@@ -38,6 +38,10 @@ type SupervisedConfig struct {
 	// padded separately (SizeChunks); the gradient is unchanged, the
 	// padding shrinks. 0 or 1: no split.
 	Chunks int
+	// Layout is the batch layout: LayoutAuto (also "") picks one by graph
+	// size (ChooseLayout); LayoutDense or LayoutEdges force one. Both
+	// compute the same function; only time and memory differ.
+	Layout Layout
 }
 
 // Batching names an epoch's batching strategy.
@@ -81,6 +85,7 @@ func EpochBatches(graphs []datasets.Graph, idx []int, batchSize int, strategy Ba
 // backend. It is not safe for concurrent use.
 type Classifier struct {
 	cfg      SupervisedConfig
+	layout   Layout // resolved: LayoutDense or LayoutEdges
 	classes  int
 	backend  compute.Backend
 	store    *model.Store
@@ -103,19 +108,25 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Classifier{cfg: cfg, classes: task.NumKnown, backend: backend, store: model.NewStore(), task: task}
+	layout, err := ChooseLayout(cfg.Layout, cfg.Encoder, task.Graphs)
+	if err != nil {
+		return nil, err
+	}
+	c := &Classifier{cfg: cfg, layout: layout, classes: task.NumKnown, backend: backend, store: model.NewStore(), task: task}
 	if err := SetSeed(c.store, task.Seed); err != nil {
 		return nil, err
 	}
 	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool())
 	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
-	// Inputs: 5 per chunk (x, adj, mask, labels, weight).
+	// Inputs per chunk: the layout's batch inputs (3 dense: x, adj, mask;
+	// 6 edge-list: EdgeBatch.Tensors), then labels and weight.
+	per := c.numInputs() + 2
 	c.train, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
 		c.store.SetTraining(in[0].Graph(), true)
 		var logits, labels, weights []*Node
-		for s := 0; s+4 < len(in); s += 5 {
-			logits = append(logits, c.logits(scope, in[s], in[s+1], in[s+2]))
-			labels, weights = append(labels, in[s+3]), append(weights, in[s+4])
+		for s := 0; s+per-1 < len(in); s += per {
+			logits = append(logits, c.logits(scope, in[s:s+per-2], in[s+per-1].Shape().Dim(0)))
+			labels, weights = append(labels, in[s+per-2]), append(weights, in[s+per-1])
 		}
 		loss := ChunkedCrossEntropy(logits, labels, weights)
 		opt.UpdateGraph(scope, in[0].Graph(), loss)
@@ -125,7 +136,7 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 		return nil, err
 	}
 	c.predict = NewPredictor(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
-		logits, z := c.forward(scope, in[0], in[1], in[2])
+		logits, z := c.forward(scope, in, 0)
 		return []*Node{Softmax(logits, -1), z}
 	})
 	c.train.SetMaxCache(-1)
@@ -138,16 +149,56 @@ func (c *Classifier) Close() {
 	c.predict.Finalize()
 }
 
-func (c *Classifier) logits(scope *model.Scope, x, adj, mask *Node) *Node {
-	logits, _ := c.forward(scope, x, adj, mask)
+// Layout returns the batch layout the classifier resolved (LayoutDense or
+// LayoutEdges).
+func (c *Classifier) Layout() Layout { return c.layout }
+
+// numInputs is the number of batch inputs of c's layout.
+func (c *Classifier) numInputs() int {
+	if c.layout == LayoutEdges {
+		return 6
+	}
+	return 3
+}
+
+// logits encodes one batch and applies the head: → [B, classes] (forward
+// without the readout).
+func (c *Classifier) logits(scope *model.Scope, in []*Node, numGraphs int) *Node {
+	logits, _ := c.forward(scope, in, numGraphs)
 	return logits
 }
 
-// forward returns the class logits [B, C] and the readout z [B, 2·Hidden]
-// (Encode's output, which the head reads).
-func (c *Classifier) forward(scope *model.Scope, x, adj, mask *Node) (logits, z *Node) {
-	z = Encode(scope.At("encoder"), c.cfg.Encoder, x, adj, mask) // At: one step encodes several chunks
+// forward encodes one batch and applies the head: the class logits
+// [B, classes] and the readout z [B, 2·Hidden] the head reads (Encode's
+// output). in are the layout's numInputs batch inputs; in the edge-list
+// layout B is numGraphs, or, if numGraphs is 0 (the predictor), the length
+// of one more trailing [B] input. The dense layout ignores numGraphs.
+func (c *Classifier) forward(scope *model.Scope, in []*Node, numGraphs int) (logits, z *Node) {
+	if c.layout == LayoutEdges {
+		if numGraphs == 0 {
+			numGraphs = in[len(in)-1].Shape().Dim(0) // predictor: a trailing [B] slot input
+			in = in[:len(in)-1]
+		}
+		z = EncodeEdges(scope.At("encoder"), c.cfg.Encoder, NewEdgeInputs(in, numGraphs))
+	} else {
+		z = Encode(scope.At("encoder"), c.cfg.Encoder, in[0], in[1], in[2]) // At: one step encodes several chunks
+	}
 	return MLP(scope.At("head"), z, c.cfg.Encoder.Hidden, c.classes), z
+}
+
+// batchArgs lays the graphs idx out in c's layout: the batch inputs as
+// GoMLX tensors, the slot count B and the slots' weights [B].
+func (c *Classifier) batchArgs(idx []int) (args []any, slots int, weight []float32) {
+	if c.layout == LayoutEdges {
+		b := NewEdgeBatch(c.task.Graphs, c.features, idx, c.cfg.BatchSize)
+		for _, t := range b.Tensors() {
+			args = append(args, t)
+		}
+		return args, b.B, b.Weight
+	}
+	b := NewBatch(c.task.Graphs, c.features, idx, c.cfg.BatchSize)
+	x, a, m := b.Tensors()
+	return []any{x, a, m}, b.B, b.Weight
 }
 
 // TrainEpoch runs one epoch over the labelled graphs (shuffled by rng) and
@@ -181,13 +232,12 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 		}
 		var args []any
 		for _, chunk := range SizeChunks(c.task.Graphs, idx, c.cfg.Chunks) {
-			b := NewBatch(c.task.Graphs, c.features, chunk, c.cfg.BatchSize)
-			y := make([]int32, b.B)
+			in, slots, weight := c.batchArgs(chunk)
+			y := make([]int32, slots)
 			for s, g := range chunk {
 				y[s] = labelOf[g]
 			}
-			x, a, m := b.Tensors()
-			args = append(args, x, a, m, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
+			args = append(append(args, in...), tensors.FromFlatDataAndDimensions(y, slots), tensors.FromFlatDataAndDimensions(weight, slots))
 		}
 		out, err := c.train.Exec(args...)
 		c.predict.WeightsChanged()
@@ -230,9 +280,11 @@ func (c *Classifier) Predict(ctx context.Context, idx []int) (probs, emb [][]flo
 			return nil, nil, err
 		}
 		part := order[start:min(start+c.cfg.BatchSize, len(order))]
-		b := NewBatch(c.task.Graphs, c.features, part, c.cfg.BatchSize)
-		x, a, m := b.Tensors()
-		out, err := c.predict.Exec(x, a, m)
+		in, slots, weight := c.batchArgs(part)
+		if c.layout == LayoutEdges {
+			in = append(in, tensors.FromFlatDataAndDimensions(weight, slots)) // carries B
+		}
+		out, err := c.predict.Exec(in...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("predict: %w", err)
 		}
