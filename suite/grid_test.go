@@ -2,6 +2,7 @@ package suite
 
 import (
 	"github.com/ugbench/ugbench/datasets"
+	"runtime"
 
 	"context"
 	"encoding/json"
@@ -631,6 +632,15 @@ func TestParseDevices(t *testing.T) {
 		if got, err := ParseDevices(c.in, c.perDevice); err == nil {
 			t.Errorf("ParseDevices(%q, %d) = %v, want an error", c.in, c.perDevice, got)
 		}
+	}
+	// cpu:auto: min(cores, 2) slots.
+	for cpus, want := range map[int]int{0: 1, 1: 1, 2: 2, 64: 2} {
+		if got := AutoCPUSlots(cpus); got != want {
+			t.Errorf("AutoCPUSlots(%d) = %d, want %d", cpus, got, want)
+		}
+	}
+	if got, err := ParseDevices(DefaultDevices, 1); err != nil || len(got) != AutoCPUSlots(runtime.NumCPU()) || got[len(got)-1] != (Slot{"cpu", len(got) - 1}) {
+		t.Errorf("ParseDevices(%q) = %v, %v; want %d cpu slots", DefaultDevices, got, err, AutoCPUSlots(runtime.NumCPU()))
 	}
 	if s := (Slot{"cuda:1", 2}).String(); s != "cuda:1#2" {
 		t.Errorf("Slot.String() = %q, want cuda:1#2", s)

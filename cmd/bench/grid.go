@@ -32,7 +32,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
 	cacheDir := fs.String("cache-dir", "", "cache of reusable training state, e.g. UGNN warm-ups (default $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\" disables)")
 	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
-	devices := fs.String("devices", "cpu:1", "device slots: cpu:N (N concurrent runs) or cuda:0,cuda:1")
+	devices := fs.String("devices", suite.DefaultDevices, "device slots: cpu:N (N concurrent runs), cpu:auto (min(cores, 2), measured fastest on 2 cores, docs/speed.md) or cuda:0,cuda:1")
 	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
 	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
 	classSplit := fs.String("class-split", "first", "known classes: first (the first ids) or random (drawn with the seed)")
@@ -197,7 +197,7 @@ func printDryRun(stdout io.Writer, store *runs.Store, estimateFrom []string, spe
 		if unknown > 0 {
 			fmt.Fprintf(stdout, " + %d run(s) with no comparable finished run", unknown)
 		}
-		fmt.Fprintln(stdout, "\n(median wall time of comparable finished runs; they share the cores, so --devices cpu:N does not divide it)")
+		fmt.Fprintln(stdout, "\n(median wall time of comparable finished runs, as they ran; concurrent CPU slots share the cores: two slots on 2 cores finished small runs 1.4-1.7x sooner, docs/speed.md)")
 	}
 	return nil
 }
