@@ -31,7 +31,7 @@ const (
 // It is not a speed crossover: BenchmarkTrainEpochLayouts found the edge
 // list faster at every size measured (CPU s per gin-topk epoch, edges vs
 // dense: Letter-high 0.083 vs 0.100, COIL-DEL 1.57 vs 1.83, COLORS-3 5.4
-// vs 9.6; README "Large graphs"). The two layouts compute the same
+// vs 9.6; docs/speed.md "Large graphs"). The two layouts compute the same
 // function but sum in different orders, so a run's numbers differ at
 // rounding level and then drift like a new seed; 100 keeps the datasets of
 // the stored grids (Letter-*: ≤ 9 nodes, COIL-DEL: ≤ 77; TestChooseLayout)
