@@ -112,7 +112,8 @@ const DefaultDevices = "cpu:auto"
 // machine with cpus logical CPUs: min(cpus, 2). Measured on a 2-core Xeon
 // (docs/speed.md): a small run (gin-topk on Letter-high) keeps ~1.1 cores
 // busy, and two concurrent runs finished a grid 1.4–1.7× sooner than one
-// at a time, while large runs (UGNN on COIL-DEL) lost nothing to sharing.
+// at a time; a large run (a gin-topk epoch on COIL-DEL) keeps ~1.8 cores
+// busy alone, so two slots can gain little there (not measured cleanly).
 // More than two slots were never measured (each slot holds its own
 // compiled graphs and batches in memory), so wider machines get 2 unless
 // --devices cpu:N says otherwise.
