@@ -148,6 +148,20 @@ func TestSensitivityChanceRows(t *testing.T) {
 	}
 }
 
+// A table over runs of several α (an α grid in an accuracy report) has no
+// single chance value per split: the chance cells stay empty, with a note.
+func TestChanceRowMixedAlpha(t *testing.T) {
+	tbl := AccuracyTable(sensitivityRuns(), Options{Chance: true})
+	for _, r := range tbl.Rows {
+		if r.Label == ChanceRow { // the row exists only with a non-empty cell
+			t.Errorf("a chance row over runs of mixed α: %+v", tbl.Cells[len(tbl.Cells)-1])
+		}
+	}
+	if !strings.Contains(strings.Join(tbl.Notes, "\n"), "its runs differ in the protocol (α)") {
+		t.Errorf("notes %q lack the mixed-α note", tbl.Notes)
+	}
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x

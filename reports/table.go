@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -300,18 +301,29 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 // column's value is the chance_<metric> of its runs, one value per
 // split seed (every run of a split shares it), mean ± sample std over
 // the split seeds; Seeds lists them. Columns without chance figures (runs
-// stored before protocol v2) stay empty.
+// stored before protocol v2) stay empty, and so do columns whose runs of
+// one split disagree (different α), with a note.
 func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) {
 	row := make([]*Cell, len(t.Columns))
 	for j, col := range t.Columns {
 		bySplit := map[int64]float64{}
+		mixed := false
 		for _, r := range kept {
 			if r.Status != runs.StatusFinished || r.Spec.Dataset != col.Dataset || r.Spec.RatioLabel() != col.Ratio {
 				continue
 			}
 			if v, ok := r.Metrics[suite.PrefixChance+col.Metric]; ok && !math.IsNaN(v) {
+				if old, seen := bySplit[r.Spec.SplitSeed]; seen && math.Abs(old-v) > 1e-12 {
+					mixed = true
+				}
 				bySplit[r.Spec.SplitSeed] = v
 			}
+		}
+		if mixed {
+			// Runs of one split with different chance values were run
+			// under different protocols (α): no single chance value.
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: no %s for %s %s: its runs differ in the protocol (α)", label, col.Metric, col.Dataset, col.Ratio))
+			continue
 		}
 		if len(bySplit) == 0 {
 			continue
