@@ -33,7 +33,12 @@ func init() { suite.Register(infoGraph{}) }
 // ends with the labelled loader): the `steps` budget counts these joint
 // steps. Deviations: no BatchNorm, GIN-TopK instead of NNConv+GRU+Set2Set,
 // default init instead of Xavier, no learning-rate scheduler (the
-// protocol has no validation set); epoch_unit=all is not implemented.
+// protocol has no validation set). The spec's epoch_unit=all (an epoch as
+// one pass over D^l ∪ D^u) is not a parameter: under the step budget both
+// units take the same `steps` joint steps on the same batches (the
+// labelled batches reshuffle every pass over D^l, the unlabelled ones
+// cycle through D^l ∪ D^u on their own), so it would only rename the
+// logging unit.
 type infoGraph struct{}
 
 func (infoGraph) Name() string { return "infograph" }

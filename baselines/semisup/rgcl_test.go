@@ -1,7 +1,9 @@
 package semisup
 
 import (
+	"context"
 	"math"
+	"strings"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -9,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/ugbench/ugbench/methods/gnn"
+	"github.com/ugbench/ugbench/suite"
 )
 
 // TestNodeSoftmax: raw scores [1,2,3] (plus a padding node) give
@@ -92,5 +95,66 @@ func TestRGCLGradientRoute(t *testing.T) {
 			t.Errorf("explainer gradient %v, want > 0", g)
 		}
 		e.Finalize()
+	}
+}
+
+// recordLog keeps every logged epoch value by name.
+type recordLog map[string][]float64
+
+func (r recordLog) Epoch(_, _ int, v map[string]float64) {
+	for k, x := range v {
+		r[k] = append(r[k], x)
+	}
+}
+
+// TestRGCLLossForms: each official loss form pretrains on the tiny task
+// (5–8-node trees) with finite losses, and its keep count decides which
+// rationale views are unchanged: at rho 0.8 the tu form keeps every node of
+// the 5-node graphs (⌊5·(1−0.8)⌋ = 0 in float64, as its official code),
+// while chem and mnist drop ⌊0.2n⌋ ≥ 1 of every graph.
+func TestRGCLLossForms(t *testing.T) {
+	base := suite.Params{"steps": 3, "batch_size": 4, "unlabelled_batch_size": 8, "hidden": 8, "pretrain_epochs": 2, "rho": 0.8}
+	fives := 0
+	for _, g := range tinyTask(t, "rgcl", nil).Graphs {
+		if g.NumNodes == 5 {
+			fives++
+		}
+	}
+	if fives == 0 {
+		t.Fatal("tiny task has no 5-node graph")
+	}
+	for _, tc := range []struct {
+		form      string
+		unchanged float64
+	}{{"tu", float64(fives)}, {"chem", 0}, {"mnist", 0}} {
+		t.Run(tc.form, func(t *testing.T) {
+			set := suite.Params{"loss_form": tc.form}
+			for k, v := range base {
+				set[k] = v
+			}
+			task := tinyTask(t, "rgcl", set)
+			log := recordLog{}
+			task.Log = log
+			if _, err := (rgcl{}).Fit(context.Background(), task); err != nil {
+				t.Fatal(err)
+			}
+			if len(log["pretrain_loss"]) != 2 {
+				t.Fatalf("pretrain_loss points %v, want 2", log["pretrain_loss"])
+			}
+			for _, l := range log["pretrain_loss"] {
+				if math.IsNaN(l) || math.IsInf(l, 0) {
+					t.Errorf("pretrain_loss %v", log["pretrain_loss"])
+				}
+			}
+			for _, u := range log["unchanged_views"] {
+				if u != tc.unchanged {
+					t.Errorf("unchanged rationale views per epoch %v, want %v", log["unchanged_views"], tc.unchanged)
+					break
+				}
+			}
+		})
+	}
+	if _, err := (rgcl{}).Fit(context.Background(), tinyTask(t, "rgcl", suite.Params{"loss_form": "simclr"})); err == nil || !strings.Contains(err.Error(), "loss_form") {
+		t.Errorf("loss_form simclr: error %v, want one naming loss_form", err)
 	}
 }

@@ -35,9 +35,9 @@ func TestFloorCounts(t *testing.T) {
 			t.Errorf("KeepRatioCount(%d, %g) = %d, want %d", tc.n, tc.rho, got, tc.keep)
 		}
 	}
-	for _, tc := range []struct{ n, keep int }{{5, 4}, {10, 8}} {
-		if got := tc.n - FloorCount(tc.n, 0.2); got != tc.keep {
-			t.Errorf("drop ratio 0.2 on n = %d keeps %d, want %d", tc.n, got, tc.keep)
+	for _, tc := range []struct{ n, minDrop, keep int }{{4, 0, 4}, {5, 0, 4}, {10, 0, 8}, {11, 0, 9}, {20, 0, 16}, {4, 1, 3}, {1, 1, 1}} {
+		if got := DropRatioCount(tc.n, 0.2, tc.minDrop); got != tc.keep {
+			t.Errorf("DropRatioCount(%d, 0.2, min_drop %d) = %d, want %d", tc.n, tc.minDrop, got, tc.keep)
 		}
 	}
 	if got := KeepRatioCount(9, 0.9, 1); got != 8 {
@@ -225,6 +225,21 @@ func TestRationaleProbs(t *testing.T) {
 	for i, want := range r {
 		if got := float64(hits[i]) / draws; math.Abs(got-want) > 0.005 {
 			t.Errorf("node %d kept in %.4f of draws, want %.4f ± 0.005", i, got, want)
+		}
+	}
+}
+
+// TestSoftmaxRationaleProbs: RGCL's MNIST probabilities softmax(p/max p)
+// for p = [0.1, 0.6, 0.3] (computed independently in Python), and they do
+// not change when p is scaled.
+func TestSoftmaxRationaleProbs(t *testing.T) {
+	want := []float64{0.21292051436523857, 0.4899249702309133, 0.2971545154038482}
+	for _, p := range [][]float64{{0.1, 0.6, 0.3}, {0.2, 1.2, 0.6}} {
+		got := SoftmaxRationaleProbs(p)
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-12 {
+				t.Errorf("SoftmaxRationaleProbs(%v)[%d] = %.15f, want %.15f", p, i, got[i], want[i])
+			}
 		}
 	}
 }

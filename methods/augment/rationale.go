@@ -1,6 +1,7 @@
 package augment
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/ugbench/ugbench/datasets"
@@ -31,6 +32,23 @@ func ComplementProbs(p []float64, eps float64) []float64 {
 	return normalise(w)
 }
 
+// SoftmaxRationaleProbs are the rationale view's sampling probabilities
+// of RGCL's semi-supervised MNIST code (lsh0520/RGCL
+// semisupervised_MNIST/pre-training/train/aug.py, aug_drop_node_ex):
+// the softmax over the nodes of p_v / max_u p_u, without eps. p = [0.1,
+// 0.6, 0.3] gives [0.2129205, 0.4899250, 0.2971545]. p [n], max p > 0.
+func SoftmaxRationaleProbs(p []float64) []float64 {
+	m := p[0]
+	for _, v := range p {
+		m = max(m, v)
+	}
+	w := make([]float64, len(p))
+	for i, v := range p {
+		w[i] = math.Exp(v/m - 1) // shifted by the maximum of v/m, which is 1
+	}
+	return normalise(w)
+}
+
 func normalise(w []float64) []float64 {
 	var s float64
 	for _, v := range w {
@@ -51,6 +69,16 @@ func normalise(w []float64) []float64 {
 // node is always kept.
 func KeepRatioCount(n int, rho float64, minDrop int) int {
 	keep := n - FloorCount(n, 1-rho)
+	keep = min(keep, n-minDrop)
+	return max(keep, 1)
+}
+
+// DropRatioCount is the keep count of RGCL's chem and MNIST codes,
+// n − ⌊n·drop⌋ (`num - int(num * drop_percent)`, drop 0.2 officially):
+// 4→4, 5→4, 10→8, 11→9, 20→16. minDrop ≥ 0 drops at least that many
+// nodes, and at least one node is always kept.
+func DropRatioCount(n int, drop float64, minDrop int) int {
+	keep := n - FloorCount(n, drop)
 	keep = min(keep, n-minDrop)
 	return max(keep, 1)
 }
