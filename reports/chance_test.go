@@ -93,11 +93,16 @@ func TestResultsGolden(t *testing.T) {
 		rs = append(rs, r)
 	}
 	var buf bytes.Buffer
-	if err := Results(&buf, rs, Options{}, "bench report results --db runs.db"); err != nil {
+	sens := sensitivityRuns()
+	for i := range sens {
+		sens[i].Provenance.GitCommit = "def456"
+	}
+	if err := Results(&buf, rs, Options{}, "bench report results --db runs.db --sensitivity-db sens.db", sens); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "results.md.golden", buf.Bytes())
-	for _, want := range []string{"The paper, same layout", "| chance |", "`abc123` (9 runs)", "**0.594**±0.021"} {
+	for _, want := range []string{"The paper, same layout", "| chance |", "`abc123` (9 runs)", "**0.594**±0.021",
+		"## Sensitivity (paper Figure 4)", "`def456` (97 runs)", "### ugnn against tau", "### ugnn against unknown_prototypes", "### ugnn against alpha", "| chance (α=1.2) |"} {
 		if !bytes.Contains(buf.Bytes(), []byte(want)) {
 			t.Errorf("results document lacks %q", want)
 		}

@@ -27,7 +27,14 @@ const RunSecondsMetric = "run_seconds"
 // and the wall time per run. opts selects and names rows as for the
 // tables (Chance is always on). command is the command line to print as
 // the document's source.
-func Results(w io.Writer, rs []runs.Run, opts Options, command string) error {
+//
+// sens, optional, are the runs of sensitivity grids (kept apart from rs,
+// whose tables aggregate one configuration per cell): for every method of
+// sens and every parameter its grids swept (SweptParams), a section holds
+// SensitivityTable's accuracy against that parameter (paper Figure 4),
+// with its own provenance. An error of SensitivityTable (a field it cannot
+// hold) is returned.
+func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []runs.Run) error {
 	var done []runs.Run
 	for _, r := range rs {
 		if r.Status == runs.StatusFinished {
@@ -75,11 +82,61 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	if err := writeSensitivity(bw, sens, opts); err != nil {
+		return err
+	}
 	return bw.Flush()
+}
+
+// writeSensitivity writes the sensitivity section of the finished runs of
+// sens (see Results).
+func writeSensitivity(w *bufio.Writer, sens []runs.Run, opts Options) error {
+	var done []runs.Run
+	methods := map[string]bool{}
+	for _, r := range sens {
+		if r.Status == runs.StatusFinished {
+			done = append(done, r)
+			methods[r.Spec.Method] = true
+		}
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "## Sensitivity (paper Figure 4)\n\n")
+	fmt.Fprintf(w, "Accuracy against one parameter at a time, every other parameter at its default; from %d finished runs of the sensitivity grids:\n\n", len(done))
+	for _, line := range provenanceLines(done) {
+		fmt.Fprintf(w, "- %s\n", line)
+	}
+	fmt.Fprintln(w)
+	for _, m := range slices.Sorted(maps.Keys(methods)) {
+		for _, p := range SweptParams(done, m) {
+			t, err := SensitivityTable(done, m, p, suite.MetricAccuracy, opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "### %s against %s\n\n", m, p)
+			t.Title, t.Caption = "", ""
+			if err := renderMarkdown(w, t); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
 }
 
 // writeProvenance lists the commits, builds and backends of done.
 func writeProvenance(w *bufio.Writer, done []runs.Run) {
+	fmt.Fprintf(w, "## Provenance\n\n")
+	for _, line := range provenanceLines(done) {
+		fmt.Fprintf(w, "- %s\n", line)
+	}
+	fmt.Fprintln(w)
+}
+
+// provenanceLines are the commit, build and backend lines of done, each
+// value with its number of runs.
+func provenanceLines(done []runs.Run) []string {
 	count := func(key func(r runs.Run) string) string {
 		n := map[string]int{}
 		for _, r := range done {
@@ -91,20 +148,21 @@ func writeProvenance(w *bufio.Writer, done []runs.Run) {
 		}
 		return strings.Join(parts, ", ")
 	}
-	fmt.Fprintf(w, "## Provenance\n\n")
-	fmt.Fprintf(w, "- commit: %s\n", count(func(r runs.Run) string {
-		c := orUnknown(r.Provenance.GitCommit)
-		if r.Provenance.GitDirty {
-			c += "+dirty"
-		}
-		return c
-	}))
-	fmt.Fprintf(w, "- build: %s\n", count(func(r runs.Run) string {
-		return orUnknown(r.Provenance.GoVersion) + ", GoMLX " + orUnknown(r.Provenance.GoMLXVersion)
-	}))
-	fmt.Fprintf(w, "- backend: %s\n\n", count(func(r runs.Run) string {
-		return orUnknown(r.Provenance.Backend) + " on " + orUnknown(r.Provenance.Device)
-	}))
+	return []string{
+		"commit: " + count(func(r runs.Run) string {
+			c := orUnknown(r.Provenance.GitCommit)
+			if r.Provenance.GitDirty {
+				c += "+dirty"
+			}
+			return c
+		}),
+		"build: " + count(func(r runs.Run) string {
+			return orUnknown(r.Provenance.GoVersion) + ", GoMLX " + orUnknown(r.Provenance.GoMLXVersion)
+		}),
+		"backend: " + count(func(r runs.Run) string {
+			return orUnknown(r.Provenance.Backend) + " on " + orUnknown(r.Provenance.Device)
+		}),
+	}
 }
 
 // writeProtocol lists the protocol settings, seeds and budgets of done.

@@ -22,6 +22,42 @@ var SensitivityAliases = map[string]string{
 // (suite.Protocol.Alpha) for SensitivityTable.
 const SensitivityAlpha = "alpha"
 
+// SweptParams returns the parameters that method's runs of rs sweep, in
+// SensitivityTable's names, sorted: the hyper-parameters and SensitivityAlpha
+// that take more than one value among the runs of one (dataset, ratio)
+// column (a parameter that only differs between columns, such as a step
+// budget resolved per dataset, is not swept).
+func SweptParams(rs []runs.Run, method string) []string {
+	values := map[column]map[string]map[string]bool{} // column → field → values
+	for _, r := range rs {
+		if r.Spec.Method != method {
+			continue
+		}
+		c := column{r.Spec.Dataset, r.Spec.RatioLabel()}
+		if values[c] == nil {
+			values[c] = map[string]map[string]bool{}
+		}
+		for k, v := range configFields(r.Spec) {
+			if k != SensitivityAlpha && !strings.HasPrefix(k, "param.") {
+				continue
+			}
+			if values[c][k] == nil {
+				values[c][k] = map[string]bool{}
+			}
+			values[c][k][v] = true
+		}
+	}
+	swept := map[string]bool{}
+	for _, fields := range values {
+		for k, vs := range fields {
+			if len(vs) > 1 {
+				swept[strings.TrimPrefix(k, "param.")] = true
+			}
+		}
+	}
+	return sortedKeys(swept)
+}
+
 // SensitivityTable is the paper's Figure 4 as a table: one method's metric
 // against the values of one parameter, rows = the parameter's values
 // (ascending), columns = dataset × ratio, cells = mean ± sample std over

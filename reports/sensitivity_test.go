@@ -5,8 +5,10 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -288,5 +290,27 @@ func TestSensitivityPerColumnBudget(t *testing.T) {
 	}
 	if len(tbl.Rows) != 4 || tbl.Cells[0][0] == nil || tbl.Cells[0][0].N != 3 {
 		t.Errorf("rows %d, first cell %+v; want 4 rows of 3 seeds", len(tbl.Rows), tbl.Cells[0][0])
+	}
+}
+
+// TestSweptParams: the hand-built grid sweeps tau, R and alpha for ugnn;
+// a step budget that differs only between datasets is not swept; the
+// gin-topk run (one tau value) sweeps nothing.
+func TestSweptParams(t *testing.T) {
+	rs := sensitivityRuns()
+	for i := range rs {
+		if rs[i].Spec.Method == "ugnn" {
+			p := maps.Clone(rs[i].Spec.Params)
+			p["steps"] = map[string]float64{"COIL-DEL": 1600, "Letter-high": 800}[rs[i].Spec.Dataset]
+			rs[i].Spec.Params = p
+		}
+	}
+	for _, tc := range []struct {
+		method string
+		want   []string
+	}{{"ugnn", []string{"alpha", "tau", "unknown_prototypes"}}, {"gin-topk", nil}, {"gla", nil}} {
+		if got := SweptParams(rs, tc.method); !slices.Equal(got, tc.want) {
+			t.Errorf("SweptParams(%s) = %v, want %v", tc.method, got, tc.want)
+		}
 	}
 }

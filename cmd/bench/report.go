@@ -22,6 +22,7 @@ func runReport(args []string, stdout io.Writer) error {
 	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
 	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter")
 	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
+	sensDBs := fs.StringSlice("sensitivity-db", nil, "results: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,6 +32,9 @@ func runReport(args []string, stdout io.Writer) error {
 	}
 	if *plotFile != "" && fs.Arg(0) != "sensitivity" {
 		return fmt.Errorf("--plot: only with report sensitivity")
+	}
+	if len(*sensDBs) > 0 && fs.Arg(0) != "results" {
+		return fmt.Errorf("--sensitivity-db: only with report results (report sensitivity PARAM reads --db)")
 	}
 	if _, err := os.Stat(*db); err != nil {
 		return fmt.Errorf("--db %s: %w (run `bench grid --db %s ...` first)", *db, err, *db)
@@ -63,7 +67,15 @@ func runReport(args []string, stdout io.Writer) error {
 		if *format != "md" && *format != "text" {
 			return fmt.Errorf("report results writes Markdown; --format %s is not for it", *format)
 		}
-		return reports.Results(stdout, rs, opts, "bench "+strings.Join(append([]string{"report"}, args...), " "))
+		var sens []runs.Run
+		for _, file := range *sensDBs {
+			more, err := listRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets})
+			if err != nil {
+				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
+			}
+			sens = append(sens, reports.SelectParams(more, want)...)
+		}
+		return reports.Results(stdout, rs, opts, "bench "+strings.Join(append([]string{"report"}, args...), " "), sens)
 	case "accuracy":
 		t = reports.AccuracyTable(rs, opts)
 	case "f1":
@@ -110,4 +122,17 @@ func runReport(args []string, stdout io.Writer) error {
 		return reports.RenderLaTeXDocument(stdout, t)
 	}
 	return reports.Render(stdout, t, *format)
+}
+
+// listRuns lists the runs of the existing database file that pass f.
+func listRuns(file string, f runs.Filter) ([]runs.Run, error) {
+	if _, err := os.Stat(file); err != nil {
+		return nil, err
+	}
+	store, err := runs.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return store.List(f)
 }

@@ -39,10 +39,23 @@ func TestReportSensitivityAndExport(t *testing.T) {
 	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<svg")) {
 		t.Errorf("--plot wrote no SVG (%v)", err)
 	}
+	// The results document with the sweep's database as --sensitivity-db.
+	mainDB := makeDB(t, []planted{{method: "gin-topk", dataset: "Letter-high", ratio: "low", metrics: map[string]float64{"accuracy": 0.3}}})
+	out.Reset()
+	if err := runReport([]string{"results", "--db", mainDB, "--sensitivity-db", db}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Sensitivity (paper Figure 4)", "### ugnn against tau", "| 0.05 |", "0.412±0.002"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("results document lacks %q:\n%s", want, out.String())
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"results", "--db", mainDB, "--sensitivity-db", filepath.Join(t.TempDir(), "none.db")}, "--sensitivity-db"},
+		{[]string{"accuracy", "--db", db, "--sensitivity-db", db}, "--sensitivity-db: only with report results"},
 		{[]string{"sensitivity", "hidden", "--db", db}, `no run of ugnn has parameter "hidden"`},
 		{[]string{"accuracy", "--db", db, "--plot", svg}, "--plot: only with report sensitivity"},
 		{[]string{"sensitivity", "tau", "--db", db, "--plot", "x.gif"}, "x.gif"},
