@@ -25,7 +25,9 @@ import (
 // batches of `unlabelled_batch_size` 256 graphs, Adam lr 1e-3, hidden 128, two
 // GIN layers per stage, TopK ratio 0.8, and `curve_every` (if > 0, the
 // classes predicted for D^u are reported every curve_every passes over
-// D^l and after the last, as gin-topk does).
+// D^l and after the last, as gin-topk does), and `size_chunks` 3 (every
+// training batch is padded as that many size-sorted chunks, as gin-topk's
+// batches are: see chunked).
 func backboneDefaults() suite.Params {
 	return suite.Params{
 		"steps":       0,
@@ -38,8 +40,20 @@ func backboneDefaults() suite.Params {
 		"hidden":                128,
 		"layers":                2,
 		"pool_ratio":            0.8,
+		"size_chunks":           3,
 	}
 }
+
+// legacyParams are the backbone parameters added after runs were stored
+// without them, with the value those runs had (suite.LegacyParams): the
+// runs before size_chunks padded every batch whole (size_chunks = 1).
+func legacyParams() suite.Params { return suite.Params{"size_chunks": 1} }
+
+// The four methods share the backbone's legacy parameters.
+func (graphCL) LegacyParams() suite.Params   { return legacyParams() }
+func (infoGraph) LegacyParams() suite.Params { return legacyParams() }
+func (gla) LegacyParams() suite.Params       { return legacyParams() }
+func (rgcl) LegacyParams() suite.Params      { return legacyParams() }
 
 // net is one run's model store, backend, standardised features and
 // compiled executables.
@@ -51,6 +65,7 @@ type net struct {
 	store   *model.Store
 	batch   int // supervised batch
 	ubatch  int // unsupervised batch
+	chunks  int // size_chunks
 	steps   int
 	lr      float64
 	// curveEvery is curve_every; predict (x, adj, mask → softmax and the
@@ -72,10 +87,10 @@ func newNet(task *suite.Task) (*net, error) {
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}
-	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), ubatch: p.Int("unlabelled_batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every")}
-	if n.steps < 0 || n.batch < 1 || n.ubatch < 2 || !(n.lr > 0) || n.curveEvery < 0 {
-		return nil, fmt.Errorf("steps %d, batch_size %d, unlabelled_batch_size %d, lr %g, curve_every %d: need steps ≥ 0, batch_size ≥ 1, unlabelled_batch_size ≥ 2, lr > 0, curve_every ≥ 0",
-			n.steps, n.batch, n.ubatch, n.lr, n.curveEvery)
+	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), ubatch: p.Int("unlabelled_batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every"), chunks: p.Int("size_chunks")}
+	if n.steps < 0 || n.batch < 1 || n.ubatch < 2 || !(n.lr > 0) || n.curveEvery < 0 || n.chunks < 1 {
+		return nil, fmt.Errorf("steps %d, batch_size %d, unlabelled_batch_size %d, lr %g, curve_every %d, size_chunks %d: need steps ≥ 0, batch_size ≥ 1, unlabelled_batch_size ≥ 2, lr > 0, curve_every ≥ 0, size_chunks ≥ 1",
+			n.steps, n.batch, n.ubatch, n.lr, n.curveEvery, n.chunks)
 	}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
@@ -169,6 +184,133 @@ func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, *gnn.Ba
 	return []any{x, a, m, tensors.FromFlatDataAndDimensions(b.Weight, b.B)}, b
 }
 
+// chunked is one training batch padded as size chunks: the batch's
+// positions are split by the node counts of their original graphs
+// (gnn.SizeChunks, size_chunks of them) and each chunk is padded on its
+// own, so a batch of mostly small graphs no longer pads every graph to the
+// largest one. Every view of one batch is laid out by the same plan, so
+// slot s holds the same graph in every view (row-aligned for the
+// contrastive losses). Padding never changes a loss or its gradient, so
+// the result is the unsplit batch's up to float rounding.
+type chunked struct {
+	// In are the dense inputs x [B_s, N_s, D], adj [B_s, N_s, N_s] and mask
+	// [B_s, N_s] of every chunk s, in slot order.
+	In []any
+	// Weight [ΣB_s] is 1 on the slots of real graphs, 0 on padding.
+	Weight *tensors.Tensor
+	// Pos[s] is the batch position of slot s (−1 for padding).
+	Pos []int
+}
+
+// plan is the chunks of batch positions of the graphs idx, by their
+// original node counts.
+func (n *net) plan(idx []int) [][]int {
+	pos := make([]int, len(idx))
+	sizes := make([]datasets.Graph, len(idx))
+	for i, g := range idx {
+		pos[i] = i
+		sizes[i] = datasets.Graph{NumNodes: n.task.Graphs[g].NumNodes}
+	}
+	return gnn.SizeChunks(sizes, pos, n.chunks)
+}
+
+// lay pads graphs[i] (with feature rows nodes[i]), the view of batch
+// position i, chunk by chunk as plan says.
+func (n *net) lay(graphs []datasets.Graph, nodes [][]float32, plan [][]int) chunked {
+	var c chunked
+	var weight []float32
+	for _, part := range plan {
+		b := gnn.NewBatch(graphs, &gnn.Features{Dim: n.feats.Dim, Nodes: nodes}, part, max(n.batch, n.ubatch))
+		x, a, m := b.Tensors()
+		c.In = append(c.In, x, a, m)
+		weight = append(weight, b.Weight...)
+		for s := range b.B {
+			if s < len(part) {
+				c.Pos = append(c.Pos, part[s])
+			} else {
+				c.Pos = append(c.Pos, -1)
+			}
+		}
+	}
+	c.Weight = tensors.FromFlatDataAndDimensions(weight, len(weight))
+	return c
+}
+
+// layOriginal is lay for the un-augmented graphs idx.
+func (n *net) layOriginal(idx []int, plan [][]int) chunked {
+	graphs := make([]datasets.Graph, len(idx))
+	nodes := make([][]float32, len(idx))
+	for i, g := range idx {
+		graphs[i], nodes[i] = n.task.Graphs[g], n.feats.Nodes[g]
+	}
+	return n.lay(graphs, nodes, plan)
+}
+
+// labelsOf is the [ΣB_s] int32 label tensor of the labelled graphs idx
+// laid out as c (padding slots 0).
+func (n *net) labelsOf(idx []int, c chunked) *tensors.Tensor {
+	y := make([]int32, len(c.Pos))
+	for s, p := range c.Pos {
+		if p >= 0 {
+			y[s] = n.label[idx[p]]
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(y, len(y))
+}
+
+// args is c's inputs followed by its weight and extra.
+func (c chunked) args(extra ...any) []any {
+	return append(append(append([]any{}, c.In...), c.Weight), extra...)
+}
+
+// cursor reads a graph's inputs in order: chunked views (triples of x
+// rank 3, adj rank 3, mask rank 2, as chunked.In lays them) and single
+// inputs.
+type cursor struct {
+	in []*Node
+	i  int
+}
+
+// chunks consumes the consecutive (x, adj, mask) triples at the cursor.
+func (c *cursor) chunks() [][3]*Node {
+	var out [][3]*Node
+	for c.i+2 < len(c.in) && c.in[c.i].Rank() == 3 && c.in[c.i+1].Rank() == 3 && c.in[c.i+2].Rank() == 2 {
+		out = append(out, [3]*Node{c.in[c.i], c.in[c.i+1], c.in[c.i+2]})
+		c.i += 3
+	}
+	return out
+}
+
+// views consumes k (x, adj, mask) triples: a view laid out by a plan of k
+// chunks, when several views of one plan follow each other.
+func (c *cursor) views(k int) [][3]*Node {
+	out := make([][3]*Node, k)
+	for i := range out {
+		out[i] = [3]*Node{c.in[c.i], c.in[c.i+1], c.in[c.i+2]}
+		c.i += 3
+	}
+	return out
+}
+
+// next consumes one input.
+func (c *cursor) next() *Node {
+	c.i++
+	return c.in[c.i-1]
+}
+
+// concatChunks applies f to every chunk and concatenates the results
+// along the first (slot) axis: [ΣB_s, ...].
+func concatChunks(chunks [][3]*Node, f func(x, adj, mask *Node) *Node) *Node {
+	outs := make([]*Node, len(chunks))
+	for i, c := range chunks {
+		outs[i] = f(c[0], c[1], c[2])
+	}
+	if len(outs) == 1 {
+		return outs[0]
+	}
+	return Concatenate(outs, 0)
+}
+
 // original is inputs for the un-augmented graphs idx.
 func (n *net) original(idx []int) ([]any, *gnn.Batch) {
 	graphs := make([]datasets.Graph, len(idx))
@@ -177,16 +319,6 @@ func (n *net) original(idx []int) ([]any, *gnn.Batch) {
 		graphs[i], nodes[i] = n.task.Graphs[g], n.feats.Nodes[g]
 	}
 	return n.inputs(graphs, nodes)
-}
-
-// labels is the [B] int32 label tensor of the labelled graphs idx
-// (padding slots 0).
-func (n *net) labels(idx []int, b int) *tensors.Tensor {
-	y := make([]int32, b)
-	for s, g := range idx {
-		y[s] = n.label[g]
-	}
-	return tensors.FromFlatDataAndDimensions(y, b)
 }
 
 // head is the suite's MLP head in scope: h = ReLU(W0·z + b0) [.., H] and

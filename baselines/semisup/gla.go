@@ -132,39 +132,43 @@ func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
 	n, k := r.n, r.k
 	hidden, classes := n.enc.Hidden, n.task.NumKnown
 	// forward builds the shared part of both passes and of the selection:
-	// in = x, adj, mask, w, n0 [], U [K, 2H], y [B] int32, ...
-	type fwd struct{ z, h, logits, r, logitsC *Node }
-	forward := func(scope *model.Scope, in []*Node) fwd {
-		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
+	// in = the batch's chunks (see chunked), w [B], n0 [], U [K, 2H],
+	// y [B] int32, then the extra inputs (returned), B = ΣB_s slots.
+	type fwd struct{ z, h, logits, r, logitsC, w, u, y *Node }
+	forward := func(scope *model.Scope, in []*Node) (fwd, []*Node) {
+		c := &cursor{in: in}
+		chunks, w, n0, u, y := c.chunks(), c.next(), c.next(), c.next(), c.next()
+		z := concatChunks(chunks, func(x, a, m *Node) *Node { return gnn.Encode(scope.At("encoder"), n.enc, x, a, m) })
 		h, logits := head(scope.At("head"), z, hidden, classes)
-		eps := StopGradient(MulScalar(GLARadiusBase(z, in[3]), eta))
-		rad := Mul(eps, OnePlus(MulScalar(in[4], std)))
-		zc := Add(InsertAxes(z, 1), InsertAxes(Mul(rad, in[5]), 0)) // [B, K, 2H]
+		eps := StopGradient(MulScalar(GLARadiusBase(z, w), eta))
+		rad := Mul(eps, OnePlus(MulScalar(n0, std)))
+		zc := Add(InsertAxes(z, 1), InsertAxes(Mul(rad, u), 0)) // [B, K, 2H]
 		_, logitsC := head(scope.At("head"), zc, hidden, classes)
-		return fwd{z, h, logits, rad, logitsC}
+		return fwd{z, h, logits, rad, logitsC, w, u, y}, in[c.i:]
 	}
 	predClass := func(logits *Node) *Node { return ConvertDType(ArgMax(logits, -1), dtypes.Int32) }
 	var err error
-	// selection (no optimizer): x, adj, mask, w, n0, U, y, labelled flag []
+	// selection (no optimizer): chunks, w, n0, U, y, labelled flag []
 	// → k*, anyValid, I.
 	r.selectExec, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		f := forward(scope, in)
-		ref := Where(GreaterThan(in[7], ZerosLike(in[7])), in[6], predClass(f.logits))
+		f, extra := forward(scope, in)
+		flag := extra[0]
+		ref := Where(GreaterThan(flag, ZerosLike(flag)), f.y, predClass(f.logits))
 		kStar, anyValid := GLASelect(f.logitsC, ref)
-		zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), in[5])))
+		zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), f.u)))
 		_, lt := head(scope.At("head"), zt, hidden, classes)
-		keep := Mul(in[3], ConvertDType(Equal(predClass(f.logits), predClass(lt)), f.z.DType()))
+		keep := Mul(f.w, ConvertDType(Equal(predClass(f.logits), predClass(lt)), f.z.DType()))
 		return []*Node{kStar, anyValid, keep}
 	})
 	if err != nil {
 		return err
 	}
-	// training steps: x, adj, mask, w, n0, U, y, k* [B] int32, I [B] → loss.
+	// training steps: chunks, w, n0, U, y, k* [B] int32, I [B] → loss.
 	step := func(opt *adam, labelled bool) (*model.Exec, error) {
 		return n.exec(func(scope *model.Scope, in []*Node) []*Node {
-			f := forward(scope, in)
-			keep := in[8]
-			zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(in[7], k, f.z.DType()), in[5])))
+			f, extra := forward(scope, in)
+			kStar, keep := extra[0], extra[1]
+			zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), f.u)))
 			ht, lt := head(scope.At("head"), zt, hidden, classes)
 			u := gnn.MLP(scope.At("proj"), f.h, hidden, hidden)
 			v := gnn.MLP(scope.At("proj"), ht, hidden, hidden)
@@ -175,7 +179,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
 				loss = AlignmentOnly(u, v, keep, tau)
 			}
 			if labelled {
-				loss = Add(loss, Add(gnn.MaskedCrossEntropy(f.logits, in[6], in[3]), gnn.MaskedCrossEntropy(lt, in[6], keep)))
+				loss = Add(loss, Add(gnn.MaskedCrossEntropy(f.logits, f.y, f.w), gnn.MaskedCrossEntropy(lt, f.y, keep)))
 			}
 			opt.minimise(n.store, scope, loss)
 			return []*Node{loss}
@@ -223,29 +227,29 @@ func (r *glaRun) draw(purpose string, pass, batch, attempt int) (*tensors.Tensor
 // optimizer was called) and whether it stepped.
 func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, bool, error) {
 	n := r.n
-	in, b := n.original(idx)
+	c := n.layOriginal(idx, n.plan(idx))
 	opt, exec, purpose := r.optU, r.trainU, "gla_unlabelled"
 	var y *tensors.Tensor
 	flag := float32(0)
 	if labelled {
 		opt, exec, purpose = r.optL, r.trainL, "gla_labelled"
-		y, flag = n.labels(idx, b.B), 1
+		y, flag = n.labelsOf(idx, c), 1
 	} else {
-		y = tensors.FromFlatDataAndDimensions(make([]int32, b.B), b.B)
+		y = tensors.FromFlatDataAndDimensions(make([]int32, len(c.Pos)), len(c.Pos))
 	}
 	var args []any
 	var sel []*tensors.Tensor
 	for attempt := 0; ; attempt++ {
 		n0, u := r.draw(purpose, pass, bi, attempt)
-		args = append(append([]any{}, in...), n0, u, y, tensors.FromScalar(flag))
-		out, err := r.selectExec.Exec(args...)
+		args = c.args(n0, u, y)
+		out, err := r.selectExec.Exec(append(args, tensors.FromScalar(flag))...)
 		if err != nil {
 			return 0, false, err
 		}
 		sel = out
 		ok := true
-		for _, v := range tensors.MustCopyFlatData[float32](out[1])[:len(idx)] {
-			ok = ok && v > 0
+		for s, v := range tensors.MustCopyFlatData[float32](out[1]) {
+			ok = ok && (v > 0 || c.Pos[s] < 0)
 		}
 		if labelled || ok || attempt >= r.redraws {
 			break
@@ -263,7 +267,7 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, boo
 	if err := opt.setLR(n.store); err != nil {
 		return 0, false, err
 	}
-	out, err := exec.Exec(append(args[:7], sel[0], sel[2])...)
+	out, err := exec.Exec(append(args, sel[0], sel[2])...)
 	if err != nil {
 		return 0, false, err
 	}

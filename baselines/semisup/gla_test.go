@@ -201,3 +201,25 @@ func TestPoolIsLabelledAndUnlabelled(t *testing.T) {
 		t.Errorf("pool = %v, want [0 1 2 4] (no test graph 3 or 5)", got)
 	}
 }
+
+// variedTask is tinyTask with graphs of 2–25 nodes (node buckets 4 to
+// 28), so that size chunks pad to different node counts.
+func variedTask(t *testing.T, method string, set suite.Params) *suite.Task {
+	t.Helper()
+	task := tinyTask(t, method, set)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range task.Graphs {
+		n := 2 + rng.IntN(24)
+		g := datasets.Graph{NumNodes: n}
+		for v := 1; v < n; v++ {
+			u := int32(rng.IntN(v))
+			g.Src = append(g.Src, int32(v), u)
+			g.Dst = append(g.Dst, u, int32(v))
+		}
+		for range 2 * n {
+			g.Features = append(g.Features, float32(rng.NormFloat64()+float64(i%2)))
+		}
+		task.Graphs[i] = g
+	}
+	return task
+}

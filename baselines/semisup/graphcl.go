@@ -94,10 +94,12 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	}
 	pre := newAdam("adam_pretrain", "", p.Float("pretrain_lr"))
 	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		// in: x1, a1, m1, w, x2, a2, m2
-		u := project(scope, in[0], in[1], in[2])
-		v := project(scope, in[4], in[5], in[6])
-		loss := GraphCLOneWay(u, v, in[3], tau)
+		// in: view 1's chunks, w, view 2's chunks (one plan: rows aligned).
+		c := &cursor{in: in}
+		c1, w := c.chunks(), c.next()
+		c2 := c.views(len(c1))
+		proj := func(x, a, m *Node) *Node { return project(scope, x, a, m) }
+		loss := GraphCLOneWay(concatChunks(c1, proj), concatChunks(c2, proj), w, tau)
 		pre.minimise(n.store, scope, loss)
 		return []*Node{loss}
 	})
@@ -108,8 +110,12 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	// W1 fresh.
 	ft := newAdam("adam_finetune", "", n.lr)
 	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		_, logits := head(scope.At("head"), gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2]), hidden, classes)
-		loss := gnn.MaskedCrossEntropy(logits, in[4], in[3])
+		// in: chunks, w, y.
+		c := &cursor{in: in}
+		chunks, w, y := c.chunks(), c.next(), c.next()
+		z := concatChunks(chunks, func(x, a, m *Node) *Node { return gnn.Encode(scope.At("encoder"), n.enc, x, a, m) })
+		_, logits := head(scope.At("head"), z, hidden, classes)
+		loss := gnn.MaskedCrossEntropy(logits, y, w)
 		ft.minimise(n.store, scope, loss)
 		return []*Node{loss}
 	})
@@ -151,12 +157,12 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 						augment.Stream(task.Seed, "graphcl", ep, g, v))
 				}
 			}
-			in1, _ := n.inputs(views[0], nodes[0])
-			in2, _ := n.inputs(views[1], nodes[1])
+			plan := n.plan(idx)
+			v1, v2 := n.lay(views[0], nodes[0], plan), n.lay(views[1], nodes[1], plan)
 			if err := pre.setLR(n.store); err != nil {
 				return nil, err
 			}
-			out, err := pretrain.Exec(append(in1, in2[:3]...)...)
+			out, err := pretrain.Exec(v1.args(v2.In...)...)
 			if err != nil {
 				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
@@ -171,11 +177,11 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	}
 
 	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
-		in, b := n.original(idx)
+		c := n.layOriginal(idx, n.plan(idx))
 		if err := ft.setLR(n.store); err != nil {
 			return 0, err
 		}
-		out, err := train.Exec(append(in, n.labels(idx, b.B))...)
+		out, err := train.Exec(c.args(n.labelsOf(idx, c))...)
 		if err != nil {
 			return 0, err
 		}

@@ -68,18 +68,29 @@ func ff(scope *model.Scope, x *Node, out int) *Node {
 // supervised encoder φ ("sup_encoder") and head on the labelled batch,
 // L_lg of the unsupervised encoder ϕ ("unsup_encoder") with local_d and
 // global_d on the unlabelled batch, and L_gg between ff1(z_φ) and ff2(z_ϕ)
-// on the unlabelled batch. in: labelled x, adj, mask, weight, labels;
-// unlabelled x, adj, mask, weight.
+// on the unlabelled batch. in: the labelled batch's chunks, weight,
+// labels; the unlabelled batch's chunks, weight (see chunked).
 func infoGraphLosses(scope *model.Scope, enc gnn.EncoderConfig, classes int, in []*Node) (ce, lg, gg *Node) {
 	hidden := enc.Hidden
-	zl := gnn.Encode(scope.At("sup_encoder"), enc, in[0], in[1], in[2])
-	_, logits := head(scope.At("head"), zl, hidden, classes)
-	ce = gnn.MaskedCrossEntropy(logits, in[4], in[3])
-	u := gnn.EncodeNodes(scope.At("unsup_encoder"), enc, in[5], in[6], in[7], nil)
-	zs := gnn.Encode(scope.At("sup_encoder"), enc, in[5], in[6], in[7])
-	w := in[8]
-	lg = LocalGlobalJSD(ff(scope.At("local_d"), u.H, hidden), u.Mask, ff(scope.At("global_d"), u.Z, hidden), w)
-	gg = GlobalGlobalJSD(ff(scope.At("ff1"), zs, hidden), ff(scope.At("ff2"), u.Z, hidden), w)
+	c := &cursor{in: in}
+	lc, wl, y := c.chunks(), c.next(), c.next()
+	uc, w := c.chunks(), c.next()
+	sup := func(x, a, m *Node) *Node { return gnn.Encode(scope.At("sup_encoder"), enc, x, a, m) }
+	_, logits := head(scope.At("head"), concatChunks(lc, sup), hidden, classes)
+	ce = gnn.MaskedCrossEntropy(logits, y, wl)
+	var locals, masks, zu []*Node
+	for _, ch := range uc {
+		u := gnn.EncodeNodes(scope.At("unsup_encoder"), enc, ch[0], ch[1], ch[2], nil)
+		locals = append(locals, ff(scope.At("local_d"), u.H, hidden))
+		masks, zu = append(masks, u.Mask), append(zu, u.Z)
+	}
+	uz := zu[0]
+	if len(zu) > 1 {
+		uz = Concatenate(zu, 0)
+	}
+	zs := concatChunks(uc, sup)
+	lg = LocalGlobalJSDChunks(locals, masks, ff(scope.At("global_d"), uz, hidden), w)
+	gg = GlobalGlobalJSD(ff(scope.At("ff1"), zs, hidden), ff(scope.At("ff2"), uz, hidden), w)
 	return ce, lg, gg
 }
 
@@ -124,9 +135,9 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 		}
 		uidx := ubatches[0]
 		ubatches = ubatches[1:]
-		in, b := n.original(idx)
-		uin, _ := n.original(uidx)
-		out, err := train.Exec(append(append(in, n.labels(idx, b.B)), uin...)...)
+		l := n.layOriginal(idx, n.plan(idx))
+		u := n.layOriginal(uidx, n.plan(uidx))
+		out, err := train.Exec(l.args(append([]any{n.labelsOf(idx, l)}, u.args()...)...)...)
 		if err != nil {
 			return 0, err
 		}

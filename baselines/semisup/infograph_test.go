@@ -23,9 +23,9 @@ func TestInfoGraphSeparateEncoders(t *testing.T) {
 	}
 	defer n.close()
 	enc := gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolTopK, Hidden: 8, LayersPerStage: 1, PoolRatio: 0.8}
-	lab, b := n.original([]int{0, 1, 2, 3})
-	unl, _ := n.original([]int{12, 13, 14, 15, 16})
-	args := append(append(lab, n.labels([]int{0, 1, 2, 3}, b.B)), unl...)
+	li, ui := []int{0, 1, 2, 3}, []int{12, 13, 14, 15, 16}
+	lab, unl := n.layOriginal(li, n.plan(li)), n.layOriginal(ui, n.plan(ui))
+	args := lab.args(append([]any{n.labelsOf(li, lab)}, unl.args()...)...)
 	for _, tc := range []struct {
 		term    int // 0 ce, 1 lg, 2 gg
 		reaches []string

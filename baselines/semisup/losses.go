@@ -101,14 +101,31 @@ func softplus(x *Node) *Node {
 // log 2. scores, pos and neg have one shape; pos and neg are 0/1 masks
 // (padding already masked out). It is 0 when every score is 0 and ≥ −2·log 2.
 func JSD(scores, pos, neg *Node) *Node {
-	g := scores.Graph()
-	log2 := Scalar(g, scores.DType(), 0.6931471805599453)
-	ep := Sub(log2, softplus(Neg(scores)))
-	en := Sub(softplus(scores), log2)
-	one := ScalarOne(g, scores.DType())
-	eq := Div(ReduceAllSum(Mul(ep, pos)), Max(ReduceAllSum(pos), one))
-	eneg := Div(ReduceAllSum(Mul(en, neg)), Max(ReduceAllSum(neg), one))
-	return Sub(eneg, eq)
+	return jsdParts([]*Node{scores}, []*Node{pos}, []*Node{neg})
+}
+
+// jsdParts is JSD over the union of several score sets (each with its own
+// shape and masks): the means run over all positive and all negative
+// pairs of all parts.
+func jsdParts(scores, pos, neg []*Node) *Node {
+	g := scores[0].Graph()
+	dt := scores[0].DType()
+	log2 := Scalar(g, dt, 0.6931471805599453)
+	var sumP, sumN, cntP, cntN *Node
+	add := func(acc, x *Node) *Node {
+		if acc == nil {
+			return x
+		}
+		return Add(acc, x)
+	}
+	for i, s := range scores {
+		ep := Sub(log2, softplus(Neg(s)))
+		en := Sub(softplus(s), log2)
+		sumP, cntP = add(sumP, ReduceAllSum(Mul(ep, pos[i]))), add(cntP, ReduceAllSum(pos[i]))
+		sumN, cntN = add(sumN, ReduceAllSum(Mul(en, neg[i]))), add(cntN, ReduceAllSum(neg[i]))
+	}
+	one := ScalarOne(g, dt)
+	return Sub(Div(sumN, Max(cntN, one)), Div(sumP, Max(cntP, one)))
 }
 
 // LocalGlobalJSD is InfoGraph's local–global term L_lg: scores
@@ -117,10 +134,28 @@ func JSD(scores, pos, neg *Node) *Node {
 // negatives (node, every other real graph). local [B, N, H], nodeMask
 // [B, N], global [B, H], weight [B] → scalar.
 func LocalGlobalJSD(local, nodeMask, global, weight *Node) *Node {
-	s := Einsum("bnd,cd->bnc", local, global)
+	return LocalGlobalJSDChunks([]*Node{local}, []*Node{nodeMask}, global, weight)
+}
+
+// LocalGlobalJSDChunks is LocalGlobalJSD over a batch padded as size
+// chunks: chunk s holds the slots [o_s, o_s + B_s) of the batch, with its
+// own node count N_s. local[s] [B_s, N_s, H], nodeMask[s] [B_s, N_s];
+// global [ΣB_s, H] and weight [ΣB_s] over all slots → scalar, the value
+// of the unsplit batch (every chunk's nodes score against every graph).
+func LocalGlobalJSDChunks(local, nodeMask []*Node, global, weight *Node) *Node {
 	diag, off := pairMasks(weight) // [B(b), B(c)]
-	m := InsertAxes(nodeMask, -1)  // [B, N, 1]
-	return JSD(s, Mul(m, InsertAxes(diag, 1)), Mul(m, InsertAxes(off, 1)))
+	var scores, pos, neg []*Node
+	row := 0
+	for s := range local {
+		bs := local[s].Shape().Dim(0)
+		m := InsertAxes(nodeMask[s], -1) // [B_s, N_s, 1]
+		d := InsertAxes(Slice(diag, AxisRange(row, row+bs)), 1)
+		o := InsertAxes(Slice(off, AxisRange(row, row+bs)), 1)
+		scores = append(scores, Einsum("bnd,cd->bnc", local[s], global))
+		pos, neg = append(pos, Mul(m, d)), append(neg, Mul(m, o))
+		row += bs
+	}
+	return jsdParts(scores, pos, neg)
 }
 
 // GlobalGlobalJSD is InfoGraph*'s term L_gg between the supervised and the

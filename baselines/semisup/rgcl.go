@@ -178,20 +178,22 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	preNet := newAdam("adam_pretrain", "/net", p.Float("pretrain_lr"))
 	preEx := newAdam("adam_pretrain", "/explainer", p.Float("pretrain_lr")*p.Float("explainer_lr_factor"))
 	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		// in: first view x, a, m, w; second view x, a, m [; third view x, a, m]
-		// — tu: G, R, C; chem: R1, R2, C; mnist: R1, R2.
+		// in: the first view's chunks, w, the second's [, the third's] (one
+		// plan: rows aligned) — tu: G, R, C; chem: R1, R2, C; mnist: R1, R2.
 		proj := func(x, a, m *Node) *Node {
 			return gnn.MLP(scope.At("net").At("proj"), embed(scope, x, a, m, false), hidden, hidden)
 		}
-		v1, v2 := proj(in[0], in[1], in[2]), proj(in[4], in[5], in[6])
+		c := &cursor{in: in}
+		c1, w := c.chunks(), c.next()
+		v1, v2 := concatChunks(c1, proj), concatChunks(c.views(len(c1)), proj)
 		var loss *Node
 		switch lf {
 		case "tu":
-			loss = RGCLTULoss(v1, v2, proj(in[7], in[8], in[9]), in[3], tau, cp)
+			loss = RGCLTULoss(v1, v2, concatChunks(c.views(len(c1)), proj), w, tau, cp)
 		case "chem":
-			loss = RGCLChemLoss(v1, v2, proj(in[7], in[8], in[9]), in[3], tau, cp)
+			loss = RGCLChemLoss(v1, v2, concatChunks(c.views(len(c1)), proj), w, tau, cp)
 		default:
-			loss = GraphCLOneWay(v1, v2, in[3], tau)
+			loss = GraphCLOneWay(v1, v2, w, tau)
 		}
 		preNet.minimise(n.store, scope.At("net"), loss)
 		preEx.minimise(n.store, scope.At("explainer"), loss)
@@ -202,10 +204,13 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	}
 	ft := newAdam("adam_finetune", "/net", n.lr)
 	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
-		// in: view 1 x, a, m, w, y [, view 2 x, a, m].
-		loss := gnn.MaskedCrossEntropy(logitsOf(scope, in[0], in[1], in[2]), in[4], in[3])
-		if len(in) > 5 {
-			loss = Add(loss, gnn.MaskedCrossEntropy(logitsOf(scope, in[5], in[6], in[7]), in[4], in[3]))
+		// in: view 1's chunks, w, y [, view 2's chunks] (one plan).
+		logits := func(x, a, m *Node) *Node { return logitsOf(scope, x, a, m) }
+		c := &cursor{in: in}
+		c1, w, y := c.chunks(), c.next(), c.next()
+		loss := gnn.MaskedCrossEntropy(concatChunks(c1, logits), y, w)
+		if c2 := c.chunks(); len(c2) > 0 {
+			loss = Add(loss, gnn.MaskedCrossEntropy(concatChunks(c2, logits), y, w))
 		}
 		ft.minimise(n.store, scope.At("net"), loss)
 		return []*Node{loss}
@@ -293,22 +298,20 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 			// The tu form's streams are the ones its stored runs drew
 			// (rationale view 0, complement view 1); chem and mnist draw a
 			// second rationale view as view 2.
+			plan := n.plan(idx)
 			rg, rn, u := sample(idx, ps, false, "rgcl_rationale", ep, 0)
 			unchanged += u
-			rin, _ := n.inputs(rg, rn)
+			r := n.lay(rg, rn, plan)
 			var args []any
 			if lf == "tu" {
-				in, _ := n.original(idx)
-				args = append(in, rin[:3]...)
+				args = n.layOriginal(idx, plan).args(r.In...)
 			} else {
 				r2g, r2n, _ := sample(idx, ps, false, "rgcl_rationale", ep, 2)
-				r2in, _ := n.inputs(r2g, r2n)
-				args = append(rin, r2in[:3]...)
+				args = r.args(n.lay(r2g, r2n, plan).In...)
 			}
 			if lf != "mnist" {
 				cg, cn, _ := sample(idx, ps, true, "rgcl_complement", ep, 1)
-				cin, _ := n.inputs(cg, cn)
-				args = append(args, cin[:3]...)
+				args = append(args, n.lay(cg, cn, plan).In...)
 			}
 			if err := preNet.setLR(n.store); err != nil {
 				return nil, err
@@ -337,15 +340,15 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	}
 	err = n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
 		var args []any
+		plan := n.plan(idx)
 		if fv == "original" {
-			in, b := n.original(idx)
-			args = append(in, n.labels(idx, b.B))
+			c := n.layOriginal(idx, plan)
+			args = c.args(n.labelsOf(idx, c))
 		} else {
 			g1, n1, _ := sample(idx, ps, false, "rgcl_finetune", pass, 0)
 			g2, n2, _ := sample(idx, ps, false, "rgcl_finetune", pass, 1)
-			in1, b := n.inputs(g1, n1)
-			in2, _ := n.inputs(g2, n2)
-			args = append(append(in1, n.labels(idx, b.B)), in2[:3]...)
+			v1 := n.lay(g1, n1, plan)
+			args = v1.args(append([]any{n.labelsOf(idx, v1)}, n.lay(g2, n2, plan).In...)...)
 		}
 		if err := ft.setLR(n.store); err != nil {
 			return 0, err
