@@ -163,6 +163,21 @@ func TestLocalGlobalJSD(t *testing.T) {
 	}
 }
 
+// TestLocalGlobalJSDChunks: the same batch as TestLocalGlobalJSD split
+// into two chunks of different node counts — graph 0 (2 nodes) and graph 1
+// (1 node) plus a padding slot — gives the spec's 0.16015267594.
+func TestLocalGlobalJSDChunks(t *testing.T) {
+	out := MustExecOnce(testBackend(t), func(l0, m0, l1, m1, global, w *Node) *Node {
+		return LocalGlobalJSDChunks([]*Node{l0, l1}, []*Node{m0, m1}, global, w)
+	},
+		tensors.FromFlatDataAndDimensions([]float32{1, 0, 0, 1}, 1, 2, 2), tensorOf([][]float64{{1, 1}}),
+		tensors.FromFlatDataAndDimensions([]float32{1, 1, 9, 9}, 2, 1, 2), tensorOf([][]float64{{1}, {1}}),
+		tensorOf([][]float64{{1, 0}, {0, 1}, {5, -4}}), vecOf([]float64{1, 1, 0}))
+	if got, want := scalar(out), 0.1601526759443701; math.Abs(got-want) > 1e-6 {
+		t.Errorf("chunked L_lg = %.9f, want %.9f", got, want)
+	}
+}
+
 // TestJSDSeparation: perfectly separated scores approach −2·log 2.
 func TestJSDSeparation(t *testing.T) {
 	got := scalar(MustExecOnce(testBackend(t), GlobalGlobalJSD,
