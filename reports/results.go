@@ -61,6 +61,13 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		{"Wall time per run (seconds)", "Fit's wall time, on the machines of the provenance section.", MetricTable(done, RunSecondsMetric, opts)},
 		{"Median epoch time (seconds)", "", MetricTable(done, suite.EpochSecondsMetric, opts)},
 	}
+	for _, phase := range epochPhases(done) {
+		sections = append(sections, struct {
+			title, text string
+			table       *Table
+		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell.",
+			MetricTable(done, suite.EpochSecondsMetric+"_"+phase, opts)})
+	}
 	for _, s := range sections {
 		if len(s.table.Rows) == 0 || len(s.table.Columns) == 0 {
 			continue
@@ -86,6 +93,20 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		return err
 	}
 	return bw.Flush()
+}
+
+// epochPhases are the phases of the epoch_seconds_<phase> metrics of rs,
+// sorted.
+func epochPhases(rs []runs.Run) []string {
+	set := map[string]bool{}
+	for _, r := range rs {
+		for k := range r.Metrics {
+			if p, ok := strings.CutPrefix(k, suite.EpochSecondsMetric+"_"); ok {
+				set[p] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // writeSensitivity writes the sensitivity section of the finished runs of

@@ -48,3 +48,41 @@ func TestEpochSeconds(t *testing.T) {
 		})
 	}
 }
+
+// TestEpochSecondsPhases: a method that names its phases gets one median
+// per phase beside the overall one; epochs logged before any Phase call
+// count only in the overall median, and a Logger that does not time
+// epochs ignores Phase.
+func TestEpochSecondsPhases(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := &curveLog{now: func() time.Time { return clock }}
+	l.start()
+	epoch := func(d time.Duration) {
+		clock = clock.Add(d)
+		l.Epoch(1, 1, map[string]float64{"loss": 1})
+	}
+	epoch(100 * time.Millisecond) // before any phase
+	Phase(l, "pretrain")
+	for _, s := range []int{10, 2, 3} {
+		epoch(time.Duration(s) * time.Second)
+	}
+	Phase(l, "finetune")
+	for _, ms := range []int{900, 100, 200, 300} {
+		epoch(time.Duration(ms) * time.Millisecond)
+	}
+	got := l.epochSecondsMetrics()
+	want := map[string]float64{EpochSecondsMetric: 0.6, EpochSecondsMetric + "_pretrain": 3, EpochSecondsMetric + "_finetune": 0.25}
+	if len(got) != len(want) {
+		t.Errorf("metrics %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g < v-1e-9 || g > v+1e-9 {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+	Phase(nopLogger{}, "warmup") // no timer: nothing happens
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Epoch(int, int, map[string]float64) {}

@@ -108,6 +108,18 @@ type Logger interface {
 	Epoch(epoch, total int, values map[string]float64)
 }
 
+// Phase tells the suite that the epochs log receives from now on belong to
+// the named training phase (a lower-case word, e.g. "warmup", "pretrain"),
+// for a method whose phases differ in cost: the suite then stores, beside
+// epoch_seconds (the median over all timed epochs), epoch_seconds_<name>,
+// the median over that phase's epochs. A Logger that does not time epochs
+// ignores it.
+func Phase(log Logger, name string) {
+	if p, ok := log.(interface{ Phase(string) }); ok {
+		p.Phase(name)
+	}
+}
+
 // Predictions is a method's output for Task.Eval, index-aligned with it.
 type Predictions struct {
 	// Class is the predicted known class of each evaluation graph, in

@@ -59,6 +59,14 @@ type curveLog struct {
 	now    func() time.Time
 	last   time.Time
 	times  []float64 // seconds of each epoch
+	phase  string    // the current phase (Phase), "" before any
+	// phaseTimes are the times of the epochs logged in each named phase.
+	phaseTimes map[string][]float64
+}
+
+// Phase starts a named training phase (see suite.Phase).
+func (l *curveLog) Phase(name string) {
+	l.phase = name
 }
 
 // EpochSecondsMetric is the metric the suite adds to every run whose method
@@ -68,8 +76,9 @@ type curveLog struct {
 // epochs on). It covers whatever a method does between two Epoch calls,
 // e.g. UGNN's subgraph OOD scoring at the start of a cycle; for a method
 // with phases of different cost (UGNN's warm-up and cycles) it is the median
-// over all of them. Epochs restored from a cache (CachedEpochCurve) are not
-// timed.
+// over all of them; a method that names its phases (Phase) also gets
+// epoch_seconds_<phase>, the median over each phase's epochs. Epochs
+// restored from a cache (CachedEpochCurve) are not timed.
 const EpochSecondsMetric = "epoch_seconds"
 
 // CachedEpochCurve is the curve a method sets to 1 on an epoch it restored
@@ -89,7 +98,14 @@ func (l *curveLog) Epoch(epoch, total int, values map[string]float64) {
 	if l.now != nil {
 		t := l.now()
 		if values[CachedEpochCurve] == 0 {
-			l.times = append(l.times, t.Sub(l.last).Seconds())
+			sec := t.Sub(l.last).Seconds()
+			l.times = append(l.times, sec)
+			if l.phase != "" {
+				if l.phaseTimes == nil {
+					l.phaseTimes = map[string][]float64{}
+				}
+				l.phaseTimes[l.phase] = append(l.phaseTimes[l.phase], sec)
+			}
 		}
 		l.last = t
 	}
@@ -195,12 +211,30 @@ func extraAUROCs(truth []int, scores map[string][]float64, n int) (map[string]fl
 }
 
 // medianEpochSeconds returns the median of the timed epochs, false if none.
-func (l *curveLog) medianEpochSeconds() (float64, bool) {
-	n := len(l.times)
+func (l *curveLog) medianEpochSeconds() (float64, bool) { return median(l.times) }
+
+// epochSecondsMetrics are EpochSecondsMetric over all timed epochs and,
+// per named phase, EpochSecondsMetric_<phase> over that phase's.
+func (l *curveLog) epochSecondsMetrics() map[string]float64 {
+	out := map[string]float64{}
+	if sec, ok := l.medianEpochSeconds(); ok {
+		out[EpochSecondsMetric] = sec
+	}
+	for name, times := range l.phaseTimes {
+		if sec, ok := median(times); ok {
+			out[EpochSecondsMetric+"_"+name] = sec
+		}
+	}
+	return out
+}
+
+// median returns the median of xs, false if xs is empty.
+func median(xs []float64) (float64, bool) {
+	n := len(xs)
 	if n == 0 {
 		return 0, false
 	}
-	t := slices.Sorted(slices.Values(l.times))
+	t := slices.Sorted(slices.Values(xs))
 	if n%2 == 1 {
 		return t[n/2], true
 	}
@@ -283,9 +317,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if err != nil {
 		return res, err
 	}
-	if sec, ok := log.medianEpochSeconds(); ok {
-		res.Metrics[EpochSecondsMetric] = sec
-	}
+	maps.Copy(res.Metrics, log.epochSecondsMetrics())
 	if res.Embeddings, err = TestEmbeddings(eval, split.Test, pred.Embeddings, truthOf); err != nil {
 		return res, fmt.Errorf("%s: %w", spec.Method, err)
 	}

@@ -111,6 +111,11 @@ func TestGraphCLLetterHigh(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d pretrain_loss points, want 2", n)
 	}
+	for _, phase := range []string{"pretrain", "finetune"} {
+		if v, ok := res.Metrics[suite.EpochSecondsMetric+"_"+phase]; !ok || !(v > 0) {
+			t.Errorf("%s_%s = %v (present %v), want > 0", suite.EpochSecondsMetric, phase, v, ok)
+		}
+	}
 }
 
 // TestGLALetterHigh: gla end to end; the unlabelled pass runs before every

@@ -133,6 +133,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 
 	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	all := pool(task)
+	suite.Phase(task.Log, "pretrain")
 	for ep := 1; ep <= epochs; ep++ {
 		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
 		if err != nil {
@@ -176,6 +177,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)), "pretrain_skipped": float64(skipped)})
 	}
 
+	suite.Phase(task.Log, "finetune")
 	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
 		c := n.layOriginal(idx, n.plan(idx))
 		if err := ft.setLR(n.store); err != nil {

@@ -276,6 +276,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 
 	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	all := pool(task)
+	suite.Phase(task.Log, "pretrain")
 	for ep := 1; ep <= epochs; ep++ {
 		ps, err := scores(all)
 		if err != nil {
@@ -334,6 +335,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 			"pretrain_skipped": float64(skipped), "unchanged_views": float64(unchanged)})
 	}
 
+	suite.Phase(task.Log, "finetune")
 	ps, err := scores(task.Labelled) // ψ is frozen from here on
 	if err != nil {
 		return nil, err

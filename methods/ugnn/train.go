@@ -346,6 +346,7 @@ func (r *run) warmup(ctx context.Context) error {
 	if r.cfg.WarmupSteps == 0 {
 		return nil
 	}
+	suite.Phase(r.task.Log, "warmup")
 	if r.task.CacheDir == "" {
 		_, err := r.trainWarmup(ctx)
 		return err
@@ -499,6 +500,7 @@ func (r *run) cycles(ctx context.Context) error {
 	if r.cfg.SemiSteps == 0 {
 		return nil
 	}
+	suite.Phase(r.task.Log, "semi")
 	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 2))
 	for t := 1; t <= r.cfg.Cycles; t++ {
 		steps := cycleSteps(r.cfg, t)

@@ -339,6 +339,11 @@ func TestVariantsBehaviour(t *testing.T) {
 	}
 	for _, v := range Variants {
 		res := runs[v.Name]
+		for _, phase := range []string{"warmup", "semi"} { // per-phase epoch times (suite.Phase)
+			if sec, ok := res.Metrics[suite.EpochSecondsMetric+"_"+phase]; !ok || !(sec > 0) {
+				t.Errorf("%s: %s_%s = %v (present %v), want > 0", v.Name, suite.EpochSecondsMetric, phase, sec, ok)
+			}
+		}
 		if got := curve(res, "steps"); !maps.Equal(got, wantSteps) {
 			t.Errorf("%s: steps per epoch %v, want %v", v.Name, got, wantSteps)
 		}
