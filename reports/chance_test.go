@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"testing"
 
@@ -90,6 +91,8 @@ func TestResultsGolden(t *testing.T) {
 		r.ID += 1000
 		r.Provenance.GitCommit = "abc123"
 		r.Seconds = 12
+		r.Metrics = maps.Clone(r.Metrics)
+		r.Metrics[suite.EpochSecondsMetric+"_pretrain"] = 0.5
 		rs = append(rs, r)
 	}
 	var buf bytes.Buffer
@@ -102,7 +105,7 @@ func TestResultsGolden(t *testing.T) {
 	}
 	golden(t, "results.md.golden", buf.Bytes())
 	for _, want := range []string{"The paper, same layout", "| chance |", "`abc123` (9 runs)", "**0.594**±0.021",
-		"## Sensitivity (paper Figure 4)", "`def456` (97 runs)", "### ugnn against tau", "### ugnn against unknown_prototypes", "### ugnn against alpha", "| chance (α=1.2) |"} {
+		"## Sensitivity (paper Figure 4)", "`def456` (97 runs)", "### ugnn against tau", "### ugnn against unknown_prototypes", "### ugnn against alpha", "| chance (α=1.2) |", "## Median epoch time, phase pretrain (seconds)", "0.500"} {
 		if !bytes.Contains(buf.Bytes(), []byte(want)) {
 			t.Errorf("results document lacks %q", want)
 		}

@@ -66,7 +66,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 			title, text string
 			table       *Table
 		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell.",
-			MetricTable(done, suite.EpochSecondsMetric+"_"+phase, opts)})
+			MetricTable(withMetric(done, suite.EpochSecondsMetric+"_"+phase), suite.EpochSecondsMetric+"_"+phase, opts)})
 	}
 	for _, s := range sections {
 		if len(s.table.Rows) == 0 || len(s.table.Columns) == 0 {
@@ -93,6 +93,17 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		return err
 	}
 	return bw.Flush()
+}
+
+// withMetric is the runs of rs that store metric.
+func withMetric(rs []runs.Run, metric string) []runs.Run {
+	var out []runs.Run
+	for _, r := range rs {
+		if _, ok := r.Metrics[metric]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // epochPhases are the phases of the epoch_seconds_<phase> metrics of rs,

@@ -389,10 +389,11 @@ func (t *Table) IsBest(row, col int) bool {
 // LowerIsBetter reports whether a lower value of metric is the better one,
 // so that tables bold the column's lowest mean: true for durations, the
 // metrics whose name ends in "_seconds" (suite.EpochSecondsMetric, wall
-// seconds per epoch); false for the scores (accuracy, F1, AUROC, …), where
-// higher is better.
+// seconds per epoch) or contains "_seconds_" (its per-phase medians,
+// epoch_seconds_<phase>); false for the scores (accuracy, F1, AUROC, …),
+// where higher is better.
 func LowerIsBetter(metric string) bool {
-	return strings.HasSuffix(metric, "_seconds")
+	return strings.HasSuffix(metric, "_seconds") || strings.Contains(metric, "_seconds_")
 }
 
 // round3 rounds to the 3 decimals the tables show, exactly as displayed.
