@@ -67,11 +67,24 @@ func (nopLog) Epoch(int, int, map[string]float64) {}
 // by set.
 func tinyTask(t *testing.T, method string, set suite.Params) *suite.Task {
 	t.Helper()
+	return treeTask(t, method, set, rand.New(rand.NewPCG(11, 12)), 5, 8)
+}
+
+// variedTask is tinyTask with graphs of 2–25 nodes (node buckets 4 to
+// 28), so that size chunks pad to different node counts.
+func variedTask(t *testing.T, method string, set suite.Params) *suite.Task {
+	t.Helper()
+	return treeTask(t, method, set, rand.New(rand.NewPCG(5, 6)), 2, 25)
+}
+
+// treeTask is 24 random trees of minN–maxN nodes drawn from rng, with 2-d
+// features shifted by the class (i mod 2), the first 12 labelled.
+func treeTask(t *testing.T, method string, set suite.Params, rng *rand.Rand, minN, maxN int) *suite.Task {
+	t.Helper()
 	p := params(t, method, set)
-	rng := rand.New(rand.NewPCG(11, 12))
 	task := &suite.Task{FeatureDim: 2, NumKnown: 2, Params: p, Seed: 3, Backend: "go", Log: nopLog{}}
 	for i := range 24 {
-		n := 5 + rng.IntN(4)
+		n := minN + rng.IntN(maxN-minN+1)
 		g := datasets.Graph{NumNodes: n}
 		for v := 1; v < n; v++ {
 			u := int32(rng.IntN(v))
@@ -200,26 +213,4 @@ func TestPoolIsLabelledAndUnlabelled(t *testing.T) {
 	if !slices.Equal(got, []int{0, 1, 2, 4}) {
 		t.Errorf("pool = %v, want [0 1 2 4] (no test graph 3 or 5)", got)
 	}
-}
-
-// variedTask is tinyTask with graphs of 2–25 nodes (node buckets 4 to
-// 28), so that size chunks pad to different node counts.
-func variedTask(t *testing.T, method string, set suite.Params) *suite.Task {
-	t.Helper()
-	task := tinyTask(t, method, set)
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range task.Graphs {
-		n := 2 + rng.IntN(24)
-		g := datasets.Graph{NumNodes: n}
-		for v := 1; v < n; v++ {
-			u := int32(rng.IntN(v))
-			g.Src = append(g.Src, int32(v), u)
-			g.Dst = append(g.Dst, u, int32(v))
-		}
-		for range 2 * n {
-			g.Features = append(g.Features, float32(rng.NormFloat64()+float64(i%2)))
-		}
-		task.Graphs[i] = g
-	}
-	return task
 }
