@@ -479,6 +479,3 @@ func (n *net) predictMaxSoftmax(ctx context.Context) (*suite.Predictions, error)
 	p.Embeddings = emb
 	return p, nil
 }
-
-// realCount is the number of real graph slots of a batch.
-func realCount(b *gnn.Batch) int { return len(b.Index) }

@@ -69,11 +69,12 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		var sens []runs.Run
 		for _, file := range *sensDBs {
-			more, err := listRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets})
+			sstore, more, err := loadRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets}, want)
 			if err != nil {
 				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
 			}
-			sens = append(sens, reports.SelectParams(more, want)...)
+			sstore.Close()
+			sens = append(sens, more...)
 		}
 		return reports.Results(stdout, rs, opts, "bench "+strings.Join(append([]string{"report"}, args...), " "), sens)
 	case "accuracy":
@@ -124,15 +125,3 @@ func runReport(args []string, stdout io.Writer) error {
 	return reports.Render(stdout, t, *format)
 }
 
-// listRuns lists the runs of the existing database file that pass f.
-func listRuns(file string, f runs.Filter) ([]runs.Run, error) {
-	if _, err := os.Stat(file); err != nil {
-		return nil, err
-	}
-	store, err := runs.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	return store.List(f)
-}
