@@ -124,4 +124,3 @@ func runReport(args []string, stdout io.Writer) error {
 	}
 	return reports.Render(stdout, t, *format)
 }
-
