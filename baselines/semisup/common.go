@@ -52,8 +52,12 @@ func legacyParams() suite.Params { return suite.Params{"size_chunks": 1} }
 // The four methods share the backbone's legacy parameters.
 func (graphCL) LegacyParams() suite.Params   { return legacyParams() }
 func (infoGraph) LegacyParams() suite.Params { return legacyParams() }
-func (gla) LegacyParams() suite.Params       { return legacyParams() }
-func (rgcl) LegacyParams() suite.Params      { return legacyParams() }
+func (gla) LegacyParams() suite.Params {
+	p := legacyParams()
+	p["proj_norm"] = "none"
+	return p
+}
+func (rgcl) LegacyParams() suite.Params { return legacyParams() }
 
 // net is one run's model store, backend, standardised features and
 // compiled executables.

@@ -43,6 +43,16 @@ func init() { suite.Register(gla{}) }
 // Deviation (spec §3.3): candidates are checked with the full head (W0,
 // ReLU, W1) on the readout, because the suite head's W1 cannot apply to z;
 // the official code checks with lin_class alone on the pre-FC vector.
+//
+// `proj_norm` (none | batch) is what proj sees. The official proj_head
+// reads bn_hidden's output, a training-mode BatchNorm over the batch
+// (res_gcn.py:270-277), so the two views' projections are batch-centred
+// before the cosine; the suite head has no BatchNorm, and h shares a large
+// common direction across graphs, so with `none` cos(proj(h), proj(h̃)) ≈ 1
+// from the first step and E4's gradient is ≈ 0 (Adam then steps A_u at
+// full rate on that near-zero gradient). `batch` puts MaskedBatchNorm
+// (its own γ, β; each view normalised over its own batch, as the official
+// two forward passes are) between h and proj; the classifier still reads h.
 // The supervised budget `steps` counts labelled batches, taken or skipped.
 type gla struct{}
 
@@ -64,7 +74,46 @@ func (gla) Defaults() suite.Params {
 	p["tau"] = 0.5
 	p["max_redraws"] = 10
 	p["negatives"] = false
+	p["proj_norm"] = "none"
 	return p
+}
+
+// MaskedBatchNorm is training-mode batch normalisation over the real rows
+// of x (weight > 0): y = γ ⊙ (x − μ)/√(σ² + 1e-5) + β, with μ and σ² the
+// weighted mean and biased variance over the batch axis and γ ("gamma",
+// initialised to 1) and β ("beta", 0) learnt in scope: PyTorch's
+// BatchNorm1d in training mode, as GLA's bn_hidden feeds its proj_head
+// (res_gcn.py:270-277). No running statistics: GLA's projection head is
+// used in training only. Padding rows get finite values and are masked
+// downstream. x [B, D], weight [B] → [B, D].
+func MaskedBatchNorm(scope *model.Scope, x, weight *Node) *Node {
+	g, d := x.Graph(), x.Shape().Dim(-1)
+	w := InsertAxes(weight, -1)
+	tot := Max(ReduceAllSum(weight), ScalarOne(g, x.DType()))
+	mean := Div(ReduceSum(Mul(x, w), 0), tot)
+	c := Sub(x, InsertAxes(mean, 0))
+	v := Div(ReduceSum(Mul(Square(c), w), 0), tot)
+	gamma := paramVariable(scope, g, "gamma", 1, d)
+	beta := paramVariable(scope, g, "beta", 0, d)
+	y := Div(c, InsertAxes(Sqrt(AddScalar(v, 1e-5)), 0))
+	return Add(Mul(y, InsertAxes(gamma, 0)), InsertAxes(beta, 0))
+}
+
+// paramVariable is scope's variable name of dims filled with value
+// (created on first use).
+func paramVariable(scope *model.Scope, g *Graph, name string, value float32, dims ...int) *Node {
+	if v := scope.GetVariable(name); v != nil {
+		return v.NodeValue(g)
+	}
+	size := 1
+	for _, d := range dims {
+		size *= d
+	}
+	data := make([]float32, size)
+	for i := range data {
+		data[i] = value
+	}
+	return scope.VariableWithValue(name, tensors.FromFlatDataAndDimensions(data, dims...)).NodeValue(g)
 }
 
 // GLARadiusBase is c = Σ_i w_i ‖z_i − z̄‖ / Σ_i w_i with z̄ the weighted
@@ -110,7 +159,10 @@ type glaRun struct {
 func newGLARun(task *suite.Task) (*glaRun, error) {
 	p := task.Params
 	k, eta, std, tau := p.Int("candidates"), p.Float("eta"), p.Float("radius_std"), p.Float("tau")
-	redraws, negatives := p.Int("max_redraws"), p.Bool("negatives")
+	redraws, negatives, projNorm := p.Int("max_redraws"), p.Bool("negatives"), p.Str("proj_norm")
+	if projNorm != "none" && projNorm != "batch" {
+		return nil, fmt.Errorf("proj_norm %q: want none or batch", projNorm)
+	}
 	factor, decay, decayStep := p.Float("lr_unlabelled_factor"), p.Float("lr_decay_factor"), p.Int("lr_decay_step")
 	if k < 1 || !(eta > 0) || std < 0 || !(tau > 0) || redraws < 0 || !(factor > 0) || !(decay > 0) || decayStep < 1 {
 		return nil, fmt.Errorf("candidates %d, eta %g, radius_std %g, tau %g, max_redraws %d, lr_unlabelled_factor %g, lr_decay_factor %g, lr_decay_step %d: need candidates ≥ 1, eta, tau, factors > 0, radius_std, max_redraws ≥ 0, lr_decay_step ≥ 1",
@@ -121,14 +173,14 @@ func newGLARun(task *suite.Task) (*glaRun, error) {
 		return nil, err
 	}
 	r := &glaRun{n: n, k: k, dim: n.enc.EmbeddingDim(), redraws: redraws, factor: factor, decay: decay, decayStep: decayStep}
-	if err := r.build(eta, std, tau, negatives); err != nil {
+	if err := r.build(eta, std, tau, negatives, projNorm == "batch"); err != nil {
 		n.close()
 		return nil, err
 	}
 	return r, nil
 }
 
-func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
+func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	n, k := r.n, r.k
 	hidden, classes := n.enc.Hidden, n.task.NumKnown
 	// forward builds the shared part of both passes and of the selection:
@@ -170,8 +222,12 @@ func (r *glaRun) build(eta, std, tau float64, negatives bool) error {
 			kStar, keep := extra[0], extra[1]
 			zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), f.u)))
 			ht, lt := head(scope.At("head"), zt, hidden, classes)
-			u := gnn.MLP(scope.At("proj"), f.h, hidden, hidden)
-			v := gnn.MLP(scope.At("proj"), ht, hidden, hidden)
+			ph, pht := f.h, ht
+			if projBN {
+				ph, pht = MaskedBatchNorm(scope.At("proj_bn"), ph, f.w), MaskedBatchNorm(scope.At("proj_bn"), pht, f.w)
+			}
+			u := gnn.MLP(scope.At("proj"), ph, hidden, hidden)
+			v := gnn.MLP(scope.At("proj"), pht, hidden, hidden)
 			var loss *Node
 			if negatives {
 				loss = GraphCLOneWay(u, v, keep, tau)
