@@ -118,18 +118,29 @@ func TestGraphCLLetterHigh(t *testing.T) {
 	}
 }
 
-// TestGLALetterHigh: gla end to end; the unlabelled pass runs before every
-// labelled pass and logs its loss.
+// TestGLALetterHigh: gla end to end with both proj_norm values; the
+// unlabelled pass runs before every labelled pass and logs its loss (E4,
+// ≥ −1/τ = −2).
 func TestGLALetterHigh(t *testing.T) {
-	res := runLetterHigh(t, "gla", small(suite.Params{"lr": 1e-3}))
-	n := 0
-	for _, c := range res.Curves {
-		if c.Name == "unlabelled_loss" {
-			n++
-		}
-	}
-	if n == 0 {
-		t.Error("no unlabelled_loss points")
+	for _, norm := range []string{"none", "batch"} {
+		t.Run(norm, func(t *testing.T) {
+			res := runLetterHigh(t, "gla", small(suite.Params{"lr": 1e-3, "proj_norm": norm}))
+			var u []float64
+			for _, c := range res.Curves {
+				if c.Name == "unlabelled_loss" {
+					u = append(u, c.Value)
+				}
+			}
+			if len(u) == 0 {
+				t.Fatal("no unlabelled_loss points")
+			}
+			t.Logf("unlabelled_loss %v", u)
+			for _, v := range u {
+				if !(v >= -2-1e-5 && v <= 2+1e-5) {
+					t.Errorf("unlabelled_loss %v outside [−2, 2] (E4 at τ = 0.5)", u)
+				}
+			}
+		})
 	}
 }
 
