@@ -280,8 +280,8 @@ func (r *glaRun) draw(purpose string, pass, batch, attempt int) (*tensors.Tensor
 // batchStep runs the selection (with redraws for unlabelled batches) on
 // batch bi of pass and, unless the filter keeps ≤ 1 graph, one step of
 // A_l (labelled) or A_u. It returns the loss (NaN when skipped: then no
-// optimizer was called) and whether it stepped.
-func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, bool, error) {
+// optimizer was called), whether it stepped and the number of redraws.
+func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (loss float64, took bool, redraws int, err error) {
 	n := r.n
 	c := n.layOriginal(idx, n.plan(idx))
 	opt, exec, purpose := r.optU, r.trainU, "gla_unlabelled"
@@ -300,7 +300,7 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, boo
 		args = c.args(n0, u, y)
 		out, err := r.selectExec.Exec(append(args, tensors.FromScalar(flag))...)
 		if err != nil {
-			return 0, false, err
+			return 0, false, attempt, err
 		}
 		sel = out
 		ok := true
@@ -308,6 +308,7 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, boo
 			ok = ok && (v > 0 || c.Pos[s] < 0)
 		}
 		if labelled || ok || attempt >= r.redraws {
+			redraws = attempt
 			break
 		}
 	}
@@ -318,20 +319,24 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (float64, boo
 		}
 	}
 	if kept <= 1 {
-		return math.NaN(), false, nil
+		return math.NaN(), false, redraws, nil
 	}
 	if err := opt.setLR(n.store); err != nil {
-		return 0, false, err
+		return 0, false, redraws, err
 	}
 	out, err := exec.Exec(append(args, sel[0], sel[2])...)
 	if err != nil {
-		return 0, false, err
+		return 0, false, redraws, err
 	}
-	loss, err := lossOf(out[0])
-	return loss, true, err
+	loss, err = lossOf(out[0])
+	return loss, true, redraws, err
 }
 
-// unlabelledPass is one pass over D^u with A_u at its decayed rate.
+// unlabelledPass is one pass over D^u with A_u at its decayed rate. It
+// logs unlabelled_loss, unlabelled_skipped (batches whose filter kept ≤ 1
+// graph) and unlabelled_redraws (draws of (n₀, U) beyond the first, summed
+// over the pass: each costs one more selection; many mean the radius
+// flips most candidates' class).
 func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (map[string]float64, error) {
 	n := r.n
 	r.optU.lr = n.lr * r.factor * math.Pow(r.decay, float64((pass-1)/r.decayStep))
@@ -340,15 +345,16 @@ func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (
 		return nil, err
 	}
 	var sum float64
-	var count, skipped int
+	var count, skipped, redraws int
 	for bi, idx := range batches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		loss, took, err := r.batchStep(false, pass, bi, idx)
+		loss, took, rd, err := r.batchStep(false, pass, bi, idx)
 		if err != nil {
 			return nil, err
 		}
+		redraws += rd
 		if !took {
 			skipped++
 			continue
@@ -356,7 +362,7 @@ func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (
 		sum += loss * float64(len(idx))
 		count += len(idx)
 	}
-	return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped)}, nil
+	return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped), "unlabelled_redraws": float64(redraws)}, nil
 }
 
 func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
@@ -369,7 +375,7 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 	skippedL, labelledBatch := 0, 0
 	err = r.n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
 		labelledBatch++
-		loss, took, err := r.batchStep(true, pass, labelledBatch, idx)
+		loss, took, _, err := r.batchStep(true, pass, labelledBatch, idx)
 		if err == nil && !took {
 			skippedL++
 		}

@@ -167,7 +167,7 @@ func TestGLASkipAndTwoOptimizers(t *testing.T) {
 	}
 	takenL := 0.0
 	for bi, idx := range [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}} {
-		_, took, err := r.batchStep(true, 1, bi, idx)
+		_, took, _, err := r.batchStep(true, 1, bi, idx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestGLASkipAndTwoOptimizers(t *testing.T) {
 	}
 	before := snapshot(t, r.n)
 	for _, labelled := range []bool{false, true} {
-		loss, took, err := r.batchStep(labelled, 2, 0, []int{5})
+		loss, took, _, err := r.batchStep(labelled, 2, 0, []int{5})
 		if err != nil || took || !math.IsNaN(loss) {
 			t.Fatalf("labelled=%v, one graph: took %v, loss %v, err %v; want a skip", labelled, took, loss, err)
 		}
@@ -243,6 +243,38 @@ func TestMaskedBatchNorm(t *testing.T) {
 	for i, v := range got[2:4] {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			t.Errorf("padding row y[%d] = %v, want finite", 2+i, v)
+		}
+	}
+}
+
+// TestGLARedraws: an unlabelled batch redraws (n₀, U) while some graph has
+// no valid candidate. At eta 1e-6 no candidate leaves its class: no
+// redraw in 4 passes. At eta 1e4 with one candidate the radius is 10⁴
+// spreads, so the candidate's class is its direction's alone, the same for
+// the whole batch, and a batch redraws unless that is every graph's
+// predicted class: some redraws in 4 passes of 3 batches, at most
+// max_redraws = 3 per batch.
+func TestGLARedraws(t *testing.T) {
+	for _, c := range []struct {
+		eta      float64
+		min, max float64
+	}{{1e-6, 0, 0}, {1e4, 1, 4 * 3 * 3}} {
+		task := tinyTask(t, "gla", suite.Params{"hidden": 8, "batch_size": 4, "unlabelled_batch_size": 4, "candidates": 1, "max_redraws": 3, "eta": c.eta})
+		r, err := newGLARun(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total float64
+		for pass := 1; pass <= 4; pass++ {
+			v, err := r.unlabelledPass(context.Background(), pass, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += v["unlabelled_redraws"]
+		}
+		r.n.close()
+		if total < c.min || total > c.max {
+			t.Errorf("eta %g: %v redraws in 4 passes, want %v..%v", c.eta, total, c.min, c.max)
 		}
 	}
 }
