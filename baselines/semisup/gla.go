@@ -44,6 +44,20 @@ func init() { suite.Register(gla{}) }
 // ReLU, W1) on the readout, because the suite head's W1 cannot apply to z;
 // the official code checks with lin_class alone on the pre-FC vector.
 //
+// `eta` defaults to 0.3, not the official 1.0. With the check above the
+// pick is the hardest class-preserving candidate for the very classifier
+// being trained (the official lin_class-on-g check is not), and at eta 1
+// the radius is the batch's whole spread: on COIL-DEL (80 known classes)
+// the labelled pass's CE on z̃ then stops the training loss from falling
+// after ~35 passes (the same with the unlabelled pass off,
+// lr_unlabelled_factor 1e-9), and the run ends at closed_acc 0.24 against
+// gin-topk's 0.58. 0.3 is the protocol's rule (docs/protocol.md: the D^u
+// known-class accuracy du_closed_acc, never the test set) over eta 0.1,
+// 0.3, 1: mean du_closed_acc 0.564, 0.569, 0.452 over COIL-DEL low (one
+// seed, 2,000 steps: 0.491, 0.522, 0.209) and Letter-high low / high
+// (three seeds: 0.563 / 0.637, 0.558 / 0.627, 0.568 / 0.580): 0.3 has the
+// highest mean and is the closer of the two close ones to the official.
+//
 // `proj_norm` (none | batch) is what proj sees. The official proj_head
 // reads bn_hidden's output, a training-mode BatchNorm over the batch
 // (res_gcn.py:270-277), so the two views' projections are batch-centred
@@ -68,7 +82,7 @@ func (gla) Defaults() suite.Params {
 	p["lr_unlabelled_factor"] = 0.2
 	p["lr_decay_factor"] = 0.5
 	p["lr_decay_step"] = 500
-	p["eta"] = 1.0
+	p["eta"] = 0.3
 	p["candidates"] = 50
 	p["radius_std"] = 0.04
 	p["tau"] = 0.5
