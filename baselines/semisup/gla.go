@@ -61,12 +61,12 @@ func init() { suite.Register(gla{}) }
 // `proj_norm` (none | batch) is what proj sees. The official proj_head
 // reads bn_hidden's output, a training-mode BatchNorm over the batch
 // (res_gcn.py:270-277), so the two views' projections are batch-centred
-// before the cosine; the suite head has no BatchNorm, and h shares a large
-// common direction across graphs, so with `none` cos(proj(h), proj(h̃)) ≈ 1
-// from the first step and E4's gradient is ≈ 0 (Adam then steps A_u at
-// full rate on that near-zero gradient). `batch` puts MaskedBatchNorm
-// (its own γ, β; each view normalised over its own batch, as the official
-// two forward passes are) between h and proj; the classifier still reads h.
+// before the cosine. The suite head has no BatchNorm, and with `none`
+// E4 sits at its floor −1/τ (cos(proj(h), proj(h̃)) ≈ 1) from the first
+// unlabelled pass on Letter-high and COIL-DEL alike. `batch` puts
+// MaskedBatchNorm (its own γ, β; each view normalised over its own batch,
+// as the official two forward passes are) between h and proj; the
+// classifier still reads h. The default stays none until it is measured.
 // The supervised budget `steps` counts labelled batches, taken or skipped.
 type gla struct{}
 
@@ -350,7 +350,7 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (loss float64
 // logs unlabelled_loss, unlabelled_skipped (batches whose filter kept ≤ 1
 // graph) and unlabelled_redraws (draws of (n₀, U) beyond the first, summed
 // over the pass: each costs one more selection; many mean the radius
-// flips most candidates' class).
+// often flips the class of every candidate of some graph).
 func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (map[string]float64, error) {
 	n := r.n
 	r.optU.lr = n.lr * r.factor * math.Pow(r.decay, float64((pass-1)/r.decayStep))
