@@ -113,27 +113,14 @@ func MaskedBatchNorm(scope *model.Scope, x, weight *Node) *Node {
 	mean := Div(ReduceSum(Mul(x, w), 0), tot)
 	c := Sub(x, InsertAxes(mean, 0))
 	v := Div(ReduceSum(Mul(Square(c), w), 0), tot)
-	gamma := paramVariable(scope, g, "gamma", 1, d)
-	beta := paramVariable(scope, g, "beta", 0, d)
+	ones := make([]float32, d)
+	for i := range ones {
+		ones[i] = 1
+	}
+	gamma := scope.VariableWithValue("gamma", tensors.FromFlatDataAndDimensions(ones, d)).NodeValue(g)
+	beta := scope.VariableWithValue("beta", tensors.FromFlatDataAndDimensions(make([]float32, d), d)).NodeValue(g)
 	y := Div(c, InsertAxes(Sqrt(AddScalar(v, 1e-5)), 0))
 	return Add(Mul(y, InsertAxes(gamma, 0)), InsertAxes(beta, 0))
-}
-
-// paramVariable is scope's variable name of dims filled with value
-// (created on first use).
-func paramVariable(scope *model.Scope, g *Graph, name string, value float32, dims ...int) *Node {
-	if v := scope.GetVariable(name); v != nil {
-		return v.NodeValue(g)
-	}
-	size := 1
-	for _, d := range dims {
-		size *= d
-	}
-	data := make([]float32, size)
-	for i := range data {
-		data[i] = value
-	}
-	return scope.VariableWithValue(name, tensors.FromFlatDataAndDimensions(data, dims...)).NodeValue(g)
 }
 
 // GLARadiusBase is c = Σ_i w_i ‖z_i − z̄‖ / Σ_i w_i with z̄ the weighted
