@@ -72,7 +72,7 @@ type net struct {
 	chunks  int // size_chunks
 	steps   int
 	lr      float64
-	// curveEvery is curve_every; predict (x, adj, mask → softmax and the
+	// curveEvery is curve_every; predict (x, adj, mask → logits and the
 	// readout z the head reads, gnn.Encode's output) is set
 	// by the method before supervisedSteps and used for its reports and
 	// the final prediction.
@@ -361,23 +361,23 @@ func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(part []int, in
 	return nil
 }
 
-// probabilities runs predict (inputs x, adj, mask → softmax [B, C] and,
+// logits runs predict (inputs x, adj, mask → logits [B, C] and,
 // optionally, the readout the head reads [B, d]) over idx and returns the
-// rows in idx's order.
-func (n *net) probabilities(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
-	probs, _, err := n.predictions(ctx, predict, idx)
-	return probs, err
+// logit rows in idx's order.
+func (n *net) logits(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
+	logits, _, err := n.predictions(ctx, predict, idx)
+	return logits, err
 }
 
-// predictions is probabilities that also returns predict's second output,
+// predictions is logits that also returns predict's second output,
 // the embeddings [len(idx)][d] (nil if predict has one output).
-func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (probs, emb [][]float32, err error) {
+func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (logits, emb [][]float32, err error) {
 	pos := make(map[int]int, len(idx))
 	for i, g := range idx {
 		pos[g] = i
 	}
 	c := n.task.NumKnown
-	probs = make([][]float32, len(idx))
+	logits = make([][]float32, len(idx))
 	err = n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
 		out, err := predict.Exec(in[:3]...)
 		if err != nil {
@@ -385,7 +385,7 @@ func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (
 		}
 		flat := tensors.MustCopyFlatData[float32](out[0])
 		for s, g := range part {
-			probs[pos[g]] = flat[s*c : (s+1)*c]
+			logits[pos[g]] = flat[s*c : (s+1)*c]
 		}
 		if len(out) > 1 {
 			if emb == nil {
@@ -399,7 +399,7 @@ func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (
 		}
 		return nil
 	})
-	return probs, emb, err
+	return logits, emb, err
 }
 
 // pool is D^l ∪ D^u (Task.TrainPool), the graphs the unsupervised parts
@@ -459,11 +459,11 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 		values["steps"] = float64(taken)
 		n.task.Log.Epoch(pass, passes, values)
 		if n.curveEvery > 0 && (pass%n.curveEvery == 0 || done == n.steps) {
-			probs, err := n.probabilities(ctx, n.predict, n.task.Unlabelled)
+			logits, err := n.logits(ctx, n.predict, n.task.Unlabelled)
 			if err != nil {
 				return err
 			}
-			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(probs).Class); err != nil {
+			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(logits).Class); err != nil {
 				return err
 			}
 		}
@@ -471,15 +471,16 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 	return nil
 }
 
-// predictMaxSoftmax predicts task.Eval with n.predict and the final
-// weights: class = argmax, unknown score = 1 − max softmax; the
-// embeddings are n.predict's second output (the readout the head reads).
+// predictMaxSoftmax predicts task.Eval with n.predict (outputs: logits,
+// readout) and the final weights: class = argmax, unknown score = 1 − max
+// softmax from the logits (gnn.MaxSoftmax); the embeddings are n.predict's
+// second output (the readout the head reads).
 func (n *net) predictMaxSoftmax(ctx context.Context) (*suite.Predictions, error) {
-	probs, emb, err := n.predictions(ctx, n.predict, n.task.Eval)
+	logits, emb, err := n.predictions(ctx, n.predict, n.task.Eval)
 	if err != nil {
 		return nil, err
 	}
-	p := gnn.MaxSoftmaxPredictions(probs)
+	p := gnn.MaxSoftmaxPredictions(logits)
 	p.Embeddings = emb
 	return p, nil
 }

@@ -258,7 +258,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
-		return []*Node{Softmax(logits, -1), z}
+		return []*Node{logits, z}
 	})
 	return err
 }

@@ -125,7 +125,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
-		return []*Node{Softmax(logits, -1), z}
+		return []*Node{logits, z}
 	})
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
-		return []*Node{Softmax(logits, -1), z}
+		return []*Node{logits, z}
 	})
 	if err != nil {
 		return nil, err

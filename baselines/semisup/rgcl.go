@@ -221,7 +221,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		z := embed(scope, in[0], in[1], in[2], true)
 		_, logits := head(scope.At("net").At("head"), z, hidden, classes)
-		return []*Node{Softmax(logits, -1), z}
+		return []*Node{logits, z}
 	})
 	if err != nil {
 		return nil, err

@@ -190,6 +190,20 @@ func closeSlices(a, b []float32, rel float64) (bool, float64) {
 	return len(a) == len(b) && worst <= rel*scale, worst / scale
 }
 
+// softmax32 is the softmax of one row of logits.
+func softmax32(l []float32) []float32 {
+	top := slices.Max(l)
+	out, sum := make([]float32, len(l)), 0.0
+	for i, v := range l {
+		e := math.Exp(float64(v - top))
+		out[i], sum = float32(e), sum+e
+	}
+	for i := range out {
+		out[i] /= float32(sum)
+	}
+	return out
+}
+
 // hasTwins reports whether graph g (features x, dim wide) has two nodes
 // that are equal in exact arithmetic through every layer: closed twins
 // (N[i] = N[j], so GIN at ε = 0 and GCN give them the same value) or open
@@ -336,7 +350,7 @@ func TestChooseLayout(t *testing.T) {
 // and in the edge-list layout (same seed, same batches, three chunks a
 // step) gives the same loss curve and then the same predictions, within
 // float tolerance. Graphs with twins (hasTwins) are left out. The first
-// loss must agree to 1e-6; later ones to 2e-4 and the probabilities to
+// loss must agree to 1e-6; later ones to 2e-4 and the softmax to
 // 2e-3, because Adam's normalised step m/(√v+ε) turns a rounding-level
 // difference in a near-zero gradient component into an lr-sized update
 // (measured: ≤ 5e-5 apart over these 6 steps at lr 1e-3).
@@ -352,7 +366,7 @@ func TestTrainLayoutsSameLoss(t *testing.T) {
 	}
 	task.Labelled, task.Labels = labelled, labels
 	task.Unlabelled = slices.DeleteFunc(slices.Clone(task.Unlabelled), twins)
-	run := func(layout Layout) (losses []float64, probs [][]float32) {
+	run := func(layout Layout) (losses []float64, logits [][]float32) {
 		cfg := SupervisedConfig{Encoder: EncoderConfig{Conv: ConvGIN, Pool: PoolTopK, Hidden: 32, LayersPerStage: 2, PoolRatio: 0.8},
 			Steps: 1, BatchSize: 64, LR: 0.001, Chunks: 3, Layout: layout}
 		c, err := NewClassifier(task, cfg)
@@ -371,11 +385,11 @@ func TestTrainLayoutsSameLoss(t *testing.T) {
 			}
 			losses = append(losses, loss)
 		}
-		probs, err = c.Probabilities(context.Background(), task.Unlabelled[:40])
+		logits, err = c.Logits(context.Background(), task.Unlabelled[:40])
 		if err != nil {
 			t.Fatal(err)
 		}
-		return losses, probs
+		return losses, logits
 	}
 	dl, dp := run(LayoutDense)
 	el, ep := run(LayoutEdges)
@@ -392,8 +406,8 @@ func TestTrainLayoutsSameLoss(t *testing.T) {
 		t.Errorf("loss did not move: %v", dl)
 	}
 	for i := range dp {
-		if ok, err := closeSlices(dp[i], ep[i], 2e-3); !ok {
-			t.Fatalf("graph %d: probabilities %v dense, %v edges (%.2g)", i, dp[i], ep[i], err)
+		if ok, err := closeSlices(softmax32(dp[i]), softmax32(ep[i]), 2e-3); !ok {
+			t.Fatalf("graph %d: softmax of logits %v dense, %v edges (%.2g)", i, dp[i], ep[i], err)
 		}
 	}
 }

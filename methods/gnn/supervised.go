@@ -137,7 +137,7 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	}
 	c.predict = NewPredictor(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
 		logits, z := c.forward(scope, in, 0)
-		return []*Node{Softmax(logits, -1), z}
+		return []*Node{logits, z}
 	})
 	c.train.SetMaxCache(-1)
 	return c, nil
@@ -254,26 +254,27 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 	return sum / float64(max(seen, 1)), len(batches), nil
 }
 
-// Probabilities returns the softmax over known classes of every graph in
-// idx, shape [len(idx)][NumKnown]. Graphs are batched by size to keep
-// padding small; the output follows idx's order.
-func (c *Classifier) Probabilities(ctx context.Context, idx []int) ([][]float32, error) {
-	probs, _, err := c.Predict(ctx, idx)
-	return probs, err
+// Logits returns the classifier's logits over known classes of every graph
+// in idx, shape [len(idx)][NumKnown] (the softmax's input; MaxSoftmax turns
+// a row into a class and an unknown score). Graphs are batched by size to
+// keep padding small; the output follows idx's order.
+func (c *Classifier) Logits(ctx context.Context, idx []int) ([][]float32, error) {
+	logits, _, err := c.Predict(ctx, idx)
+	return logits, err
 }
 
-// Predict returns, for every graph in idx, the softmax over known classes
+// Predict returns, for every graph in idx, the logits over known classes
 // [len(idx)][NumKnown] and the readout embedding the head reads
 // [len(idx)][Encoder.EmbeddingDim()] (mean‖max of the last stage), both
 // in idx's order, from one pass of the prediction graph batched by size.
-func (c *Classifier) Predict(ctx context.Context, idx []int) (probs, emb [][]float32, err error) {
+func (c *Classifier) Predict(ctx context.Context, idx []int) (logits, emb [][]float32, err error) {
 	order := slices.Clone(idx)
 	pos := make(map[int]int, len(idx))
 	for i, g := range idx {
 		pos[g] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return c.task.Graphs[a].NumNodes - c.task.Graphs[b].NumNodes })
-	probs, emb = make([][]float32, len(idx)), make([][]float32, len(idx))
+	logits, emb = make([][]float32, len(idx)), make([][]float32, len(idx))
 	d := c.cfg.Encoder.EmbeddingDim()
 	for start := 0; start < len(order); start += c.cfg.BatchSize {
 		if err := ctx.Err(); err != nil {
@@ -291,37 +292,55 @@ func (c *Classifier) Predict(ctx context.Context, idx []int) (probs, emb [][]flo
 		flat := tensors.MustCopyFlatData[float32](out[0])
 		z := tensors.MustCopyFlatData[float32](out[1])
 		for s, g := range part {
-			probs[pos[g]] = flat[s*c.classes : (s+1)*c.classes]
+			logits[pos[g]] = flat[s*c.classes : (s+1)*c.classes]
 			emb[pos[g]] = z[s*d : (s+1)*d]
 		}
 	}
-	return probs, emb, nil
+	return logits, emb, nil
 }
 
 // ReportClasses predicts D^u and hands the classes to task.ReportClasses
 // (curve du_closed_acc after epoch).
 func (c *Classifier) ReportClasses(ctx context.Context, epoch int) error {
-	probs, err := c.Probabilities(ctx, c.task.Unlabelled)
+	logits, err := c.Logits(ctx, c.task.Unlabelled)
 	if err != nil {
 		return err
 	}
-	return c.task.ReportClasses(epoch, c.task.Unlabelled, MaxSoftmaxPredictions(probs).Class)
+	return c.task.ReportClasses(epoch, c.task.Unlabelled, MaxSoftmaxPredictions(logits).Class)
 }
 
-// MaxSoftmaxPredictions turns class probabilities into Predictions: class
-// = argmax, unknown score = 1 − max softmax probability (Hendrycks & Gimpel
-// 2017, the confidence baseline of PROTOCOL §3).
-func MaxSoftmaxPredictions(probs [][]float32) *suite.Predictions {
-	p := &suite.Predictions{Class: make([]int, len(probs)), UnknownScore: make([]float64, len(probs))}
-	for i, row := range probs {
-		best := 0
-		for c := range row {
-			if row[c] > row[best] {
-				best = c
-			}
+// MaxSoftmax returns, for one graph's logits [C] (C ≥ 1), the arg-max class
+// (the first on ties) and the unknown score 1 − max softmax probability
+// (Hendrycks & Gimpel 2017, the confidence baseline of PROTOCOL §3).
+// The score is computed in float64 from the logits as S/(1+S), with
+// S = Σ_{j≠c} exp(l_j − l_c) ≤ C−1, never as 1 − softmax: a float32
+// softmax rounds the max probability to exactly 1 once S < 2⁻²⁴ (logit
+// gaps above ~17 with few classes), and every such graph then scores 0,
+// a tie that the protocol's threshold (the lowest declared D^u score)
+// turns into declaring all of them unknown. S/(1+S) keeps full relative
+// precision down to gaps of ~745 (where exp underflows).
+func MaxSoftmax(logits []float32) (class int, unknown float64) {
+	for c := range logits {
+		if logits[c] > logits[class] {
+			class = c
 		}
-		p.Class[i] = best
-		p.UnknownScore[i] = 1 - float64(row[best])
+	}
+	top := float64(logits[class])
+	var s float64
+	for c, l := range logits {
+		if c != class {
+			s += math.Exp(float64(l) - top)
+		}
+	}
+	return class, s / (1 + s)
+}
+
+// MaxSoftmaxPredictions turns logits [n][C] into Predictions with
+// MaxSoftmax: class = argmax, unknown score = 1 − max softmax.
+func MaxSoftmaxPredictions(logits [][]float32) *suite.Predictions {
+	p := &suite.Predictions{Class: make([]int, len(logits)), UnknownScore: make([]float64, len(logits))}
+	for i, row := range logits {
+		p.Class[i], p.UnknownScore[i] = MaxSoftmax(row)
 	}
 	return p
 }
@@ -361,11 +380,11 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 			}
 		}
 	}
-	probs, emb, err := c.Predict(ctx, task.Eval)
+	logits, emb, err := c.Predict(ctx, task.Eval)
 	if err != nil {
 		return nil, err
 	}
-	p := MaxSoftmaxPredictions(probs)
+	p := MaxSoftmaxPredictions(logits)
 	p.Embeddings = emb
 	return p, nil
 }

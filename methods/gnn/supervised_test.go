@@ -11,7 +11,7 @@ import (
 // neither freezes the prediction graph at the weights of its compilation
 // (GoMLX embeds a non-training graph's variables as constants on the
 // pure-Go backend) nor changes training: a classifier that predicts after
-// epoch 1 and again after epoch 2 ends with exactly the probabilities of one
+// epoch 1 and again after epoch 2 ends with exactly the logits of one
 // that only predicts after epoch 2, and its two predictions differ.
 func TestPredictorReadsCurrentWeights(t *testing.T) {
 	task := protocolTask(t, "Letter-high", "low", nil)
@@ -31,12 +31,12 @@ func TestPredictorReadsCurrentWeights(t *testing.T) {
 				t.Fatal(err)
 			}
 			if ep == 0 && predictBetween {
-				if first, err = c.Probabilities(ctx, eval); err != nil {
+				if first, err = c.Logits(ctx, eval); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		last, err = c.Probabilities(ctx, eval)
+		last, err = c.Logits(ctx, eval)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestPredictorReadsCurrentWeights(t *testing.T) {
 	_, without := run(false)
 	for i := range without {
 		if !slices.Equal(withBetween[i], without[i]) {
-			t.Fatalf("graph %d: probabilities %v after predicting between epochs, %v without", eval[i], withBetween[i], without[i])
+			t.Fatalf("graph %d: logits %v after predicting between epochs, %v without", eval[i], withBetween[i], without[i])
 		}
 	}
 	same := 0

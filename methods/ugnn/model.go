@@ -97,7 +97,7 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	}
 	n.predict = gnn.NewPredictor(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
 		logits, zn := n.forward(scope, in[0], in[1], in[2])
-		return []*Node{Softmax(logits, -1), zn}
+		return []*Node{logits, zn}
 	})
 	n.warm.SetMaxCache(-1)
 	return n, nil

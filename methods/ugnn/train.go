@@ -105,14 +105,15 @@ func (r *run) edgeDropView(g int, purpose string, a, b int) view {
 
 // predictViews runs the classifier on views, batched by size (results do
 // not depend on batching: padding is masked), returning per view the
-// softmax [C] and the normalised embedding [2H].
-func (r *run) predictViews(ctx context.Context, views []view) (probs, emb [][]float32, err error) {
+// logits [C] (gnn.MaxSoftmax reads class and 1 − max softmax from them)
+// and the normalised embedding [2H].
+func (r *run) predictViews(ctx context.Context, views []view) (logits, emb [][]float32, err error) {
 	order := make([]int, len(views))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return views[order[a]].g.NumNodes < views[order[b]].g.NumNodes })
-	probs, emb = make([][]float32, len(views)), make([][]float32, len(views))
+	logits, emb = make([][]float32, len(views)), make([][]float32, len(views))
 	size := max(r.cfg.BatchSize, r.cfg.UnlabelledBatch) // predictions do not depend on it
 	for start := 0; start < len(order); start += size {
 		if err := ctx.Err(); err != nil {
@@ -131,28 +132,35 @@ func (r *run) predictViews(ctx context.Context, views []view) (probs, emb [][]fl
 		z := tensors.MustCopyFlatData[float32](out[1])
 		c, d := r.cfg.Classes, out[1].Shape().Dim(1)
 		for s, j := range part {
-			probs[j] = p[s*c : (s+1)*c]
+			logits[j] = p[s*c : (s+1)*c]
 			emb[j] = z[s*d : (s+1)*d]
 		}
 	}
-	return probs, emb, nil
+	return logits, emb, nil
 }
 
-func maxProb(p []float32) float64 { return float64(slices.Max(p)) }
+// oneMinusMaxProb is 1 − max softmax of one view's logits, in float64
+// (gnn.MaxSoftmax: confident views keep distinct values).
+func oneMinusMaxProb(logits []float32) float64 {
+	_, q := gnn.MaxSoftmax(logits)
+	return q
+}
 
 // Names of UGNN's unknown scores (higher = more likely unknown), as
 // reported to the suite (Task.ReportScores, Predictions.ExtraScores), which
 // logs the OOD AUROC of each as ood_auroc_<name>.
 const (
-	// ScoreSubgraph is −s~ = −(μ − σ) over the I subgraphs, UGNN's unknown
-	// score (paper §4.2, PROTOCOL §3).
+	// ScoreSubgraph is 1 − s~ = (1 − μ) + σ over the I subgraphs, UGNN's
+	// unknown score (paper §4.2, PROTOCOL §3: −s~, shifted by 1 so that it
+	// is computed without cancellation; its ranks and AUROC are −s~'s).
 	ScoreSubgraph = "subgraph"
-	// ScoreSubgraphMean is −μ, the first part of ScoreSubgraph.
+	// ScoreSubgraphMean is 1 − μ, the first part of ScoreSubgraph.
 	ScoreSubgraphMean = "subgraph_mean"
 	// ScoreSubgraphStd is σ, the second part of ScoreSubgraph.
 	ScoreSubgraphStd = "subgraph_std"
-	// ScoreMSP is −max softmax of the whole graph, the unknown score of
-	// "w/o S" (and a free by-product of UGNN's class prediction).
+	// ScoreMSP is 1 − max softmax of the whole graph, the unknown score of
+	// "w/o S" (and a free by-product of UGNN's class prediction); the
+	// baselines' score.
 	ScoreMSP = "msp"
 )
 
@@ -168,14 +176,14 @@ func (r *run) confidence(ctx context.Context, graphs []int, round int) (s []floa
 		for i, g := range graphs {
 			views[i] = r.wholeView(g)
 		}
-		probs, _, err := r.predictViews(ctx, views)
+		logits, _, err := r.predictViews(ctx, views)
 		if err != nil {
 			return nil, nil, err
 		}
 		msp := make([]float64, len(graphs))
 		for i := range s {
-			s[i] = maxProb(probs[i])
-			msp[i] = -s[i]
+			msp[i] = oneMinusMaxProb(logits[i])
+			s[i] = 1 - msp[i]
 		}
 		return s, map[string][]float64{ScoreMSP: msp}, nil
 	}
@@ -185,12 +193,12 @@ func (r *run) confidence(ctx context.Context, graphs []int, round int) (s []floa
 		for i, g := range graphs {
 			views[i] = r.nodeDropView(g, "ood", round, sub)
 		}
-		probs, _, err := r.predictViews(ctx, views)
+		logits, _, err := r.predictViews(ctx, views)
 		if err != nil {
 			return nil, nil, err
 		}
 		for i := range graphs {
-			conf[i] = append(conf[i], maxProb(probs[i]))
+			conf[i] = append(conf[i], oneMinusMaxProb(logits[i]))
 		}
 	}
 	parts = map[string][]float64{
@@ -198,11 +206,11 @@ func (r *run) confidence(ctx context.Context, graphs []int, round int) (s []floa
 		ScoreSubgraphMean: make([]float64, len(graphs)),
 		ScoreSubgraphStd:  make([]float64, len(graphs)),
 	}
-	for i, c := range conf {
-		mu, sigma := MeanStd(c)
-		s[i] = mu - sigma
-		parts[ScoreSubgraph][i] = -s[i]
-		parts[ScoreSubgraphMean][i] = -mu
+	for i, c := range conf { // c: 1 − max softmax per subgraph
+		q, sigma := MeanStd(c) // q = 1 − μ
+		s[i] = (1 - q) - sigma
+		parts[ScoreSubgraph][i] = q + sigma
+		parts[ScoreSubgraphMean][i] = q
 		parts[ScoreSubgraphStd][i] = sigma
 	}
 	return s, parts, nil
@@ -244,17 +252,13 @@ func (r *run) logEpoch(ctx context.Context, values map[string]float64) error {
 		for i, g := range r.task.Unlabelled {
 			views[i] = r.wholeView(g)
 		}
-		probs, _, err := r.predictViews(ctx, views)
+		logits, _, err := r.predictViews(ctx, views)
 		if err != nil {
 			return err
 		}
-		classes := make([]int, len(probs))
-		for i, p := range probs {
-			for c := range p {
-				if p[c] > p[classes[i]] {
-					classes[i] = c
-				}
-			}
+		classes := make([]int, len(logits))
+		for i, l := range logits {
+			classes[i], _ = gnn.MaxSoftmax(l)
 		}
 		return r.task.ReportClasses(r.epoch, r.task.Unlabelled, classes)
 	}
@@ -717,8 +721,9 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "loss_u": lu / n, "steps": float64(steps)}, nil
 }
 
-// predictions: class = argmax ψ on the whole graph; unknown score = −s~
-// over I fresh subgraphs (PROTOCOL §3), or −max softmax for "w/o S".
+// predictions: class = argmax ψ on the whole graph; unknown score = 1 − s~
+// over I fresh subgraphs (PROTOCOL §3's −s~ shifted by 1, ScoreSubgraph), or
+// 1 − max softmax for "w/o S".
 // ExtraScores hold every named score of confidence (one of them equal to
 // UnknownScore) and, for the subgraph variants, the whole graph's ScoreMSP,
 // so that ood_auroc_msp and ood_auroc_subgraph compare all variants.
@@ -731,31 +736,27 @@ func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	for i, g := range eval {
 		views[i] = r.wholeView(g)
 	}
-	probs, emb, err := r.predictViews(ctx, views)
+	logits, emb, err := r.predictViews(ctx, views)
 	if err != nil {
 		return nil, err
 	}
-	scores, parts, err := r.confidence(ctx, eval, r.cfg.Cycles+1)
+	_, parts, err := r.confidence(ctx, eval, r.cfg.Cycles+1)
 	if err != nil {
 		return nil, err
 	}
-	p := &suite.Predictions{Class: make([]int, len(eval)), UnknownScore: make([]float64, len(eval)), ExtraScores: parts, Embeddings: emb}
+	p := &suite.Predictions{Class: make([]int, len(eval)), ExtraScores: parts, Embeddings: emb}
 	if r.v.SubgraphOOD {
+		p.UnknownScore = slices.Clone(parts[ScoreSubgraph])
 		msp := make([]float64, len(eval))
 		for i := range msp {
-			msp[i] = -maxProb(probs[i])
+			msp[i] = oneMinusMaxProb(logits[i])
 		}
 		parts[ScoreMSP] = msp
+	} else {
+		p.UnknownScore = slices.Clone(parts[ScoreMSP])
 	}
 	for i := range eval {
-		best := 0
-		for c, v := range probs[i] {
-			if v > probs[i][best] {
-				best = c
-			}
-		}
-		p.Class[i] = best
-		p.UnknownScore[i] = -scores[i]
+		p.Class[i], _ = gnn.MaxSoftmax(logits[i])
 	}
 	return p, nil
 }

@@ -14,10 +14,13 @@
 // between Sinkhorn-Knopp assignments of an edge-deleted view and the
 // prototype softmax of a node-deleted view (eqs. 9–13), with momentum
 // prototype updates (eq. 14).
-// Output: the classifier's class on the whole graph, unknown score −s~.
-// Diagnostics for the suite: each cycle reports −s~ and its parts −μ and σ
-// (Task.ReportScores), and the predictions keep −s~, −μ, σ and the whole
-// graph's −max softmax as extra scores, so the OOD AUROC of each is stored.
+// Output: the classifier's class on the whole graph, unknown score 1 − s~
+// (the paper's −s~ shifted by 1; all scores are computed in float64 from
+// the logits, gnn.MaxSoftmax, so confident graphs do not tie).
+// Diagnostics for the suite: each cycle reports 1 − s~ and its parts 1 − μ
+// and σ (Task.ReportScores), and the predictions keep 1 − s~, 1 − μ, σ and
+// the whole graph's 1 − max softmax as extra scores, so the OOD AUROC of
+// each is stored.
 // Embeddings (for bench plot tsne): Φ's readout of the whole graph,
 // L2-normalised (2·hidden wide), the space of the prototypes.
 //

@@ -812,11 +812,12 @@ func TestCycleStartPrototypes(t *testing.T) {
 }
 
 // TestUnknownScoreParts: on real Letter-high with an untrained network
-// (the same weights for both variants), ugnn reports per cycle −s~ and its
-// parts −μ and σ over the unlabelled graphs, with −s~ = −μ + σ and the OOD
-// set its ⌈αK⌉ highest; its predictions score −s~ and keep −s~, −μ, σ and
-// the whole graph's −max softmax as extra scores. w/o S reports only −max
-// softmax, which is also its final unknown score, and equals ugnn's.
+// (the same weights for both variants), ugnn reports per cycle 1 − s~ and
+// its parts 1 − μ and σ over the unlabelled graphs, with 1 − s~ = (1 − μ) + σ
+// and the OOD set its ⌈αK⌉ highest; its predictions score 1 − s~ and keep
+// 1 − s~, 1 − μ, σ and the whole graph's 1 − max softmax as extra scores.
+// w/o S reports only 1 − max softmax, which is also its final unknown
+// score, and equals ugnn's.
 func TestUnknownScoreParts(t *testing.T) {
 	lt := newLetterTask(t)
 	params := lt.params(1)
@@ -848,7 +849,7 @@ func TestUnknownScoreParts(t *testing.T) {
 		}
 		rep := reports[0]
 		cycle[v.Name], final[v.Name] = rep, p
-		// The OOD set of the last cycle is the ⌈αK⌉ highest −s~.
+		// The OOD set of the last cycle is the ⌈αK⌉ highest 1 − s~.
 		main := rep.scores[ScoreSubgraph]
 		if !v.SubgraphOOD {
 			main = rep.scores[ScoreMSP]
@@ -883,8 +884,8 @@ func TestUnknownScoreParts(t *testing.T) {
 	spread := 0
 	for i := range u[ScoreSubgraph] {
 		mean, std := u[ScoreSubgraphMean][i], u[ScoreSubgraphStd][i]
-		if !near(u[ScoreSubgraph][i], mean+std, 1e-12) || std < 0 || mean > 0 || mean < -1 {
-			t.Fatalf("graph %d: −s~ %v, −μ %v, σ %v: want −s~ = −μ + σ, σ ≥ 0, −μ in [−1, 0]", i, u[ScoreSubgraph][i], mean, std)
+		if !near(u[ScoreSubgraph][i], mean+std, 1e-12) || std < 0 || mean < 0 || mean > 1 {
+			t.Fatalf("graph %d: 1 − s~ %v, 1 − μ %v, σ %v: want 1 − s~ = (1 − μ) + σ, σ ≥ 0, 1 − μ in [0, 1]", i, u[ScoreSubgraph][i], mean, std)
 		}
 		if std > 0 {
 			spread++
@@ -904,7 +905,7 @@ func TestUnknownScoreParts(t *testing.T) {
 	for i := range pu.UnknownScore {
 		if !near(pu.UnknownScore[i], pu.ExtraScores[ScoreSubgraphMean][i]+pu.ExtraScores[ScoreSubgraphStd][i], 1e-12) ||
 			pu.UnknownScore[i] != pu.ExtraScores[ScoreSubgraph][i] || ps.UnknownScore[i] != ps.ExtraScores[ScoreMSP][i] {
-			t.Fatalf("graph %d: ugnn's unknown score %v is not −s~ = −μ + σ, or w/o S's %v not its msp", i, pu.UnknownScore[i], ps.UnknownScore[i])
+			t.Fatalf("graph %d: ugnn's unknown score %v is not 1 − s~ = (1 − μ) + σ, or w/o S's %v not its msp", i, pu.UnknownScore[i], ps.UnknownScore[i])
 		}
 		// Whole graphs are not perturbed: the same network gives the same
 		// max softmax in the cycle and in the predictions, for both variants.
