@@ -225,6 +225,8 @@ func TestChanceMetrics(t *testing.T) {
 		"accuracy":    (p*4 + (1-p)*4) / 10,
 		"ood_f1":      2 * p * 4 / (p*10 + 4),
 		"ood_auroc":   0.5,
+		// p·n/U: 3 of 10 expected declared, 4 unknowns.
+		"declared_ratio": p * 10 / 4,
 	}
 	for k, w := range want {
 		if got, ok := m[k]; !ok || math.Abs(got-w) > 1e-12 {

@@ -184,7 +184,9 @@ func f1(tp, declared, actual float64) float64 {
 // expected declared fraction; unknown_acc = p, closed_acc = the majority
 // class's share of the known-class test graphs, known_acc = (1−p)·closed_acc,
 // accuracy = (p·U + (1−p)·M)/n (U unknown-class, M majority-class test
-// graphs), ood_auroc = ½, all exact expectations. ood_f1 is the F1 of the
+// graphs), ood_auroc = ½, declared_ratio = p·n/U (docs/protocol.md §4: above 1
+// when D^u holds a larger share of unknowns than the test set), all exact
+// expectations. ood_f1 is the F1 of the
 // expected counts, 2pU/(p·n + U) (the expectation of the ratio has no closed
 // form; the two differ by O(1/n)).
 func ChanceMetrics(testTruth []int, majority, numDU, declaredDU int) map[string]float64 {
@@ -211,6 +213,7 @@ func ChanceMetrics(testTruth []int, majority, numDU, declaredDU int) map[string]
 	}
 	if numUnknown > 0 {
 		m[MetricUnknownAcc] = p
+		m[MetricDeclaredRatio] = p * float64(n) / float64(numUnknown)
 		m[MetricOODF1] = f1(p*float64(numUnknown), p*float64(n), float64(numUnknown))
 		if numKnown > 0 {
 			m[MetricOODAUROC] = 0.5
