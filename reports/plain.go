@@ -86,10 +86,15 @@ func RenderPlain(w io.Writer, p *Plain, format string) error {
 }
 
 // RunList is the table of `bench runs`: one row per stored run with its
-// id, status, spec, wall time, attempts, accuracy and error.
+// id, status, spec, wall time, attempts, progress (a running run's last
+// logged epoch "12/250", as of its last heartbeat), accuracy and error.
 func RunList(rs []runs.Run) *Plain {
-	p := &Plain{Header: []string{"id", "status", "method", "dataset", "ratio", "seed", "hash", "seconds", "attempts", "accuracy", "error"}}
+	p := &Plain{Header: []string{"id", "status", "method", "dataset", "ratio", "seed", "hash", "seconds", "attempts", "epoch", "accuracy", "error"}}
 	for _, r := range rs {
+		epoch := ""
+		if r.Status == runs.StatusRunning && r.Epochs > 0 {
+			epoch = fmt.Sprintf("%d/%d", r.Epoch, r.Epochs)
+		}
 		acc := ""
 		if v, ok := r.Metrics[suite.MetricAccuracy]; ok {
 			acc = fmt.Sprintf("%.3f", v)
@@ -101,7 +106,7 @@ func RunList(rs []runs.Run) *Plain {
 		errText, _, _ := strings.Cut(r.Error, "\n")
 		p.Rows = append(p.Rows, []string{
 			fmt.Sprint(r.ID), string(r.Status), r.Spec.Method, r.Spec.Dataset, r.Spec.RatioLabel(),
-			fmt.Sprint(r.Spec.Seed), r.Hash, secs, fmt.Sprint(r.Attempts), acc, errText,
+			fmt.Sprint(r.Spec.Seed), r.Hash, secs, fmt.Sprint(r.Attempts), epoch, acc, errText,
 		})
 	}
 	return p

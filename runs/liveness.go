@@ -81,16 +81,45 @@ func (s *Store) live(o owner) bool {
 	return o.start == 0 || start == 0 || start == o.start
 }
 
-// Heartbeat marks every run this process is running as alive now. The
-// Store calls it every HeartbeatInterval after the first Start; it is
-// exported for tests and for callers that block the loop's goroutine.
+// Heartbeat marks every run this process is running as alive now and
+// writes the progress Progress recorded since the last beat. The Store
+// calls it every HeartbeatInterval after the first Start; it is exported
+// for tests and for callers that block the loop's goroutine.
 func (s *Store) Heartbeat() error {
-	_, err := s.db.Exec(`UPDATE runs SET heartbeat = ? WHERE status = ? AND pid = ? AND pidns = ? AND pid_start = ?`,
-		formatTime(s.now()), StatusRunning, s.self.pid, s.self.ns, s.self.start)
+	s.mu.Lock()
+	progress := s.progress
+	s.progress = nil
+	s.mu.Unlock()
+	err := s.tx(func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`UPDATE runs SET heartbeat = ? WHERE status = ? AND pid = ? AND pidns = ? AND pid_start = ?`,
+			formatTime(s.now()), StatusRunning, s.self.pid, s.self.ns, s.self.start); err != nil {
+			return err
+		}
+		for id, p := range progress {
+			if _, err := tx.Exec(`UPDATE runs SET epoch = ?, epochs = ? WHERE id = ? AND status = ?`,
+				p[0], p[1], id, StatusRunning); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("runs: %s: heartbeat: %w", s.path, err)
 	}
 	return nil
+}
+
+// Progress records that running run id logged epoch of total (1-based);
+// the next Heartbeat writes it (Run.Epoch, Run.Epochs), so a database
+// shows each running run's progress at most HeartbeatInterval late. It
+// costs no database write, so a method may log thousands of epochs.
+func (s *Store) Progress(id int64, epoch, total int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.progress == nil {
+		s.progress = map[int64][2]int{}
+	}
+	s.progress[id] = [2]int{epoch, total}
 }
 
 // startHeartbeat starts the heartbeat loop once; Close ends it.

@@ -32,4 +32,10 @@ func (r Recorder) Fail(id int64, interrupted bool, msg string, res suite.Result)
 	return r.Store.Fail(id, status, msg, res.Curves)
 }
 
-var _ suite.Recorder = Recorder{}
+// Progress implements suite.ProgressRecorder (Store.Progress).
+func (r Recorder) Progress(id int64, epoch, total int) { r.Store.Progress(id, epoch, total) }
+
+var (
+	_ suite.Recorder         = Recorder{}
+	_ suite.ProgressRecorder = Recorder{}
+)

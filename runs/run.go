@@ -72,6 +72,10 @@ type Run struct {
 	// Attempts counts the Starts of this hash: 1 for a run that never had
 	// to be retried, +1 for each restart after a failure or interruption.
 	Attempts int
+	// Epoch of Epochs is the last epoch the current attempt logged, as of
+	// its last heartbeat (Store.Progress); 0 and 0 before the first
+	// heartbeat after its first epoch, and for runs stored before schema 7.
+	Epoch, Epochs int
 	// Metrics is nil unless Status is finished (then non-nil, possibly
 	// empty). NaN values are stored as SQL NULL and read back as NaN.
 	Metrics map[string]float64

@@ -111,6 +111,11 @@ var migrations = []string{
 		data   BLOB    NOT NULL, -- row-major, little-endian
 		PRIMARY KEY (run_id, name)
 	);`,
+	// 7: the progress of the current attempt: the last epoch a running run
+	// logged and its total (Run.Epoch, Run.Epochs), written with the
+	// heartbeat. 0 for runs stored before it and before a run's first epoch.
+	`ALTER TABLE runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE runs ADD COLUMN epochs INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -144,6 +149,8 @@ type Store struct {
 	probe     probe            // what exists in this pid namespace
 	now       func() time.Time // the clock (tests replace it)
 	beat      sync.Once        // starts the heartbeat loop on the first Start
+	mu        sync.Mutex       // guards progress
+	progress  map[int64][2]int // run id → (epoch, total) not yet written
 	stop      chan struct{}    // closed by Close to end the loop
 	ended     chan struct{}    // closed when the loop has ended
 	closeOnce sync.Once
@@ -361,7 +368,7 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
 				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
 				backend = ?, device = ?, host = ?, attempts = attempts + 1,
-				pid = ?, pidns = ?, pid_start = ?, heartbeat = ?
+				pid = ?, pidns = ?, pid_start = ?, heartbeat = ?, epoch = 0, epochs = 0
 			WHERE id = ?`,
 			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
 			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
@@ -760,7 +767,7 @@ func (s *Store) List(f Filter) ([]Run, error) {
 	where, args := f.where()
 	rows, err := s.db.Query(`SELECT r.id, r.hash, r.spec, r.status, r.error, r.started, r.finished,
 			r.seconds, r.git_commit, r.git_dirty, r.go_version, r.gomlx_version, r.backend,
-			r.device, r.host, r.attempts, m.name, m.value
+			r.device, r.host, r.attempts, r.epoch, r.epochs, m.name, m.value
 		FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND r.status = 'finished'`+
 		where+` ORDER BY r.id, m.name`, args...)
 	if err != nil {
@@ -781,7 +788,7 @@ func (s *Store) List(f Filter) ([]Run, error) {
 		err := rows.Scan(&r.ID, &r.Hash, &specJSON, &r.Status, &r.Error, &started, &finished,
 			&seconds, &r.Provenance.GitCommit, &r.Provenance.GitDirty, &r.Provenance.GoVersion,
 			&r.Provenance.GoMLXVersion, &r.Provenance.Backend, &r.Provenance.Device,
-			&r.Provenance.Host, &r.Attempts, &metricName, &metricVal)
+			&r.Provenance.Host, &r.Attempts, &r.Epoch, &r.Epochs, &metricName, &metricVal)
 		if err != nil {
 			return nil, fmt.Errorf("runs: %s: list: %w", s.path, err)
 		}

@@ -1168,3 +1168,63 @@ func TestValuesSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress: Progress costs no write; the next Heartbeat stores each
+// running run's last epoch and total, a finished run keeps what it had, a
+// restart clears it, and another store (process) reads it from the file.
+func TestProgress(t *testing.T) {
+	s, path := openTemp(t)
+	a, err := s.Start(testSpec("m", "d", 0), testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Start(testSpec("m", "d", 1), testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress := func(id int64) [2]int {
+		r := listOne(t, s, id)
+		return [2]int{r.Epoch, r.Epochs}
+	}
+	s.Progress(a, 1, 50)
+	s.Progress(a, 2, 50)
+	s.Progress(b, 7, 9)
+	if got := progress(a); got != [2]int{0, 0} {
+		t.Fatalf("before a heartbeat: run a at %v, want 0/0", got)
+	}
+	if err := s.Heartbeat(); err != nil {
+		t.Fatal(err)
+	}
+	if got, got2 := progress(a), progress(b); got != [2]int{2, 50} || got2 != [2]int{7, 9} {
+		t.Fatalf("after a heartbeat: %v and %v, want 2/50 and 7/9", got, got2)
+	}
+	other, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if r := listOne(t, other, a); r.Epoch != 2 || r.Epochs != 50 {
+		t.Errorf("another store reads %d/%d, want 2/50", r.Epoch, r.Epochs)
+	}
+	// A finished run is not overwritten by a late Progress.
+	if err := s.Finish(b, suite.Result{Metrics: map[string]float64{"accuracy": 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Progress(b, 8, 9)
+	if err := s.Heartbeat(); err != nil {
+		t.Fatal(err)
+	}
+	if got := progress(b); got != [2]int{7, 9} {
+		t.Errorf("finished run's progress %v, want the 7/9 it had", got)
+	}
+	// A restart starts from 0/0.
+	if err := s.Fail(a, StatusInterrupted, "stop", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Start(testSpec("m", "d", 0), testProv); err != nil {
+		t.Fatal(err)
+	}
+	if got := progress(a); got != [2]int{0, 0} {
+		t.Errorf("restarted run at %v, want 0/0", got)
+	}
+}

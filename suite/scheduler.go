@@ -40,6 +40,15 @@ type Recorder interface {
 	Fail(id int64, interrupted bool, msg string, res Result) error
 }
 
+// ProgressRecorder is a Recorder that also keeps each running run's
+// progress (the last epoch it logged, of total), e.g. so that another
+// terminal can see how far an overnight grid's runs are. The scheduler
+// reports every epoch to it.
+type ProgressRecorder interface {
+	Recorder
+	Progress(id int64, epoch, total int)
+}
+
 // Observer is told what the scheduler does (progress bars, logs). Calls
 // come from several goroutines.
 type Observer interface {
@@ -347,9 +356,17 @@ func (s *Scheduler) runOne(ctx context.Context, id int64, sp RunSpec, slot Slot)
 	if s.Observer != nil {
 		s.Observer.RunStart(sp, slot.String())
 	}
+	progress, _ := s.Store.(ProgressRecorder)
 	var onEpoch func(int, int)
-	if s.Observer != nil {
-		onEpoch = func(ep, total int) { s.Observer.RunEpoch(sp, ep, total) }
+	if s.Observer != nil || progress != nil {
+		onEpoch = func(ep, total int) {
+			if progress != nil {
+				progress.Progress(id, ep, total)
+			}
+			if s.Observer != nil {
+				s.Observer.RunEpoch(sp, ep, total)
+			}
+		}
 	}
 	res, runErr = s.Runner.Run(ctx, sp, slot.Device, onEpoch)
 	if runErr == nil {

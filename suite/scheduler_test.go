@@ -660,12 +660,44 @@ func TestSchedulerDuplicates(t *testing.T) {
 	}
 }
 
-// memRecorder is an in-memory suite.Recorder.
+// memRecorder is an in-memory suite.ProgressRecorder.
 type memRecorder struct {
 	mu       sync.Mutex
 	starts   int
 	failOn   int // Start number (1-based) that fails; 0 = never
 	statuses map[int64]string
+	progress map[int64][][2]int // (epoch, total) per Progress call
+}
+
+func (r *memRecorder) Progress(id int64, epoch, total int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.progress == nil {
+		r.progress = map[int64][][2]int{}
+	}
+	r.progress[id] = append(r.progress[id], [2]int{epoch, total})
+}
+
+// TestSchedulerReportsProgress: a ProgressRecorder hears every epoch of
+// every run under the run's own id, with or without an Observer.
+func TestSchedulerReportsProgress(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low", "high"}, []int64{0})
+	rec := &memRecorder{}
+	s := &suite.Scheduler{Runner: e.runner, Store: rec, Slots: []suite.Slot{{Device: "cpu", Index: 0}, {Device: "cpu", Index: 1}}}
+	if _, err := s.Run(context.Background(), specs); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.progress) != len(specs) {
+		t.Fatalf("progress of %d runs, want %d: %v", len(rec.progress), len(specs), rec.progress)
+	}
+	for id, p := range rec.progress {
+		if want := [][2]int{{1, 3}, {2, 3}, {3, 3}}; !slices.Equal(p, want) || rec.statuses[id] != "finished" {
+			t.Errorf("run %d: progress %v (%s), want %v", id, p, rec.statuses[id], want)
+		}
+	}
 }
 
 var errStore = errors.New("store is broken")
