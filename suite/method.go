@@ -91,6 +91,10 @@ type Task struct {
 	// skipped). Methods call it every Params "curve_every" epochs when they
 	// have that parameter and it is > 0; it must not change training.
 	ReportClasses func(epoch int, graphs, classes []int) error
+	// Resume, nil when resuming is off, saves and restores the state of a
+	// long run so that an interrupted run continues where it stopped
+	// (see Resume; its methods accept nil).
+	Resume *Resume
 }
 
 // TrainPool returns D^l ∪ D^u, ascending: the graphs a method may train on

@@ -23,6 +23,10 @@ type Runner struct {
 	Backend string
 	// CacheDir is handed to methods as Task.CacheDir ("" = no caches).
 	CacheDir string
+	// ResumeEvery is the least wall time between two saves of a running
+	// run's state under CacheDir/resume (Task.Resume); 0 turns resuming
+	// off.
+	ResumeEvery time.Duration
 
 	mu    sync.Mutex
 	cache map[string]*dsEntry
@@ -32,6 +36,8 @@ type dsEntry struct {
 	once sync.Once
 	ds   *datasets.Dataset
 	err  error
+	// fingerprint is datasets.Fingerprint of ds, computed once on demand.
+	fingerprint func() string
 }
 
 // Dataset loads name from r.DataDir once and returns the shared copy.
@@ -46,8 +52,21 @@ func (r *Runner) Dataset(name string) (*datasets.Dataset, error) {
 		r.cache[name] = e
 	}
 	r.mu.Unlock()
-	e.once.Do(func() { e.ds, e.err = datasets.Load(r.DataDir, name) })
+	e.once.Do(func() {
+		e.ds, e.err = datasets.Load(r.DataDir, name)
+		if e.err == nil {
+			e.fingerprint = sync.OnceValue(func() string { return datasets.Fingerprint(e.ds.Graphs) })
+		}
+	})
 	return e.ds, e.err
+}
+
+// fingerprint is datasets.Fingerprint of the loaded dataset name.
+func (r *Runner) fingerprint(name string) string {
+	r.mu.Lock()
+	e := r.cache[name]
+	r.mu.Unlock()
+	return e.fingerprint()
 }
 
 // curveLog collects a run's curves and forwards epochs to an optional sink.
@@ -302,10 +321,20 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		return log.classes(epoch, graphs, classes, truthOf, split.Test)
 	}
 	eval := task.Eval
+	var fp string
+	if r.CacheDir != "" && r.ResumeEvery > 0 {
+		fp = r.fingerprint(spec.Dataset)
+	}
+	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, r.Backend, fp, log); err != nil {
+		return res, err
+	}
 	start := time.Now()
 	log.start()
 	pred, err := fitSafely(ctx, m, task)
-	res.Seconds = time.Since(start).Seconds()
+	res.Seconds = time.Since(start).Seconds() + task.Resume.priorSeconds()
+	// An interrupted run keeps its state for the next attempt; a finished
+	// or failed one deletes it.
+	resumes := task.Resume.finish(err != nil && ctx.Err() != nil)
 	res.Curves = log.points
 	if err != nil {
 		return res, err
@@ -318,6 +347,9 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		return res, err
 	}
 	maps.Copy(res.Metrics, log.epochSecondsMetrics())
+	if resumes > 0 {
+		res.Metrics[ResumedMetric] = float64(resumes)
+	}
 	if res.Embeddings, err = TestEmbeddings(eval, split.Test, pred.Embeddings, truthOf); err != nil {
 		return res, fmt.Errorf("%s: %w", spec.Method, err)
 	}

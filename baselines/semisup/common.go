@@ -80,6 +80,10 @@ type net struct {
 	predict    *model.Exec
 	label      map[int]int32
 	execs      []*model.Exec
+	// host is the state a resumed run restores besides the store (see
+	// restore); at is the progress it restored (zero for a fresh run).
+	host hostState
+	at   progress
 }
 
 // newNet validates the shared parameters and sets up the store, seeded
@@ -413,14 +417,16 @@ func pool(task *suite.Task) []int { return task.TrainPool() }
 // pass's mean loss). beforePass (optional) runs at the start of every
 // pass (e.g. GLA's unlabelled pass) and returns extra curve values. After
 // every pass — and after the last, possibly partial, one — the mean loss
-// of the pass and the extra values are logged as one curve point.
+// of the pass and the extra values are logged as one curve point, and
+// the run's state is saved when a save is due (net.save). A resumed run
+// (net.restore) continues after the passes it restored.
 func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 	step func(pass int, idx []int) (float64, error),
 	beforePass func(pass int) (map[string]float64, error)) error {
 	perPass := (len(n.task.Labelled) + n.batch - 1) / n.batch
 	passes := (n.steps + perPass - 1) / perPass
-	done := 0
-	for pass := 1; done < n.steps; pass++ {
+	done := n.at.Steps
+	for pass := n.at.Passes + 1; done < n.steps; pass++ {
 		values := map[string]float64{}
 		if beforePass != nil {
 			extra, err := beforePass(pass)
@@ -464,6 +470,11 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 				return err
 			}
 			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(logits).Class); err != nil {
+				return err
+			}
+		}
+		if done < n.steps {
+			if err := n.save(progress{Pretrain: n.at.Pretrain, Passes: pass, Steps: done}); err != nil {
 				return err
 			}
 		}

@@ -14,4 +14,11 @@
 // its semi-supervision, not more supervised steps; the unsupervised part
 // has its own documented parameters. A curve point is logged after every
 // pass over D^l.
+//
+// Resuming: every row saves its state through Task.Resume (when due) after
+// each pretraining epoch and supervised pass — the store's variables and
+// optimizer state as a GoMLX checkpoint, its batch generators, pending
+// batches and counters as JSON (resume.go) — and an interrupted run
+// restores it and continues to the same curves and predictions as an
+// uninterrupted one (TestResumeSameRun).
 package semisup

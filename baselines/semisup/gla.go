@@ -380,8 +380,13 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 		return nil, err
 	}
 	defer r.n.close()
-	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := r.n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	skippedL, labelledBatch := 0, 0
+	r.n.trackCounter("labelled_skipped", &skippedL)
+	r.n.trackCounter("labelled_batch", &labelledBatch)
+	if err := r.n.restore(); err != nil {
+		return nil, err
+	}
 	err = r.n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
 		labelledBatch++
 		loss, took, _, err := r.batchStep(true, pass, labelledBatch, idx)

@@ -131,10 +131,13 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		return nil, err
 	}
 
-	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	if err := n.restore(); err != nil {
+		return nil, err
+	}
 	all := pool(task)
 	suite.Phase(task.Log, "pretrain")
-	for ep := 1; ep <= epochs; ep++ {
+	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
 		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
 		if err != nil {
 			return nil, err
@@ -175,6 +178,10 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 			count += len(idx)
 		}
 		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)), "pretrain_skipped": float64(skipped)})
+		n.at.Pretrain = ep
+		if err := n.save(n.at); err != nil {
+			return nil, err
+		}
 	}
 
 	suite.Phase(task.Log, "finetune")

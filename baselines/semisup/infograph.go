@@ -123,10 +123,14 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
-	urng := rand.New(rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
+	rng := n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	urng := n.trackRNG("unlabelled", rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
 	all := pool(task)
 	var ubatches [][]int
+	n.trackBatches("unlabelled", &ubatches)
+	if err := n.restore(); err != nil {
+		return nil, err
+	}
 	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
 		if len(ubatches) == 0 {
 			if ubatches, err = gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, urng); err != nil {

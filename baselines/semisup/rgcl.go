@@ -274,10 +274,13 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		return graphs, nodes, unchanged
 	}
 
-	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	if err := n.restore(); err != nil {
+		return nil, err
+	}
 	all := pool(task)
 	suite.Phase(task.Log, "pretrain")
-	for ep := 1; ep <= epochs; ep++ {
+	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
 		ps, err := scores(all)
 		if err != nil {
 			return nil, err
@@ -333,6 +336,10 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		}
 		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)),
 			"pretrain_skipped": float64(skipped), "unchanged_views": float64(unchanged)})
+		n.at.Pretrain = ep
+		if err := n.save(n.at); err != nil {
+			return nil, err
+		}
 	}
 
 	suite.Phase(task.Log, "finetune")

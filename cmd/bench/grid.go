@@ -31,6 +31,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
 	cacheDir := fs.String("cache-dir", "", "cache of reusable training state, e.g. UGNN warm-ups (default $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\" disables)")
+	resumeEvery := fs.Duration("resume-every", suite.DefaultResumeEvery, "save the state of running runs of resumable methods (the semi-supervised baselines) this often under --cache-dir, so that an interrupted run continues where it stopped when the command is rerun with the same binary; 0 disables")
 	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
 	devices := fs.String("devices", suite.DefaultDevices, "device slots: cpu:N (N concurrent runs), cpu:auto (min(cores, 2), measured fastest on 2 cores, docs/speed.md) or cuda:0,cuda:1")
 	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
@@ -46,6 +47,9 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *resumeEvery < 0 {
+		return fmt.Errorf("--resume-every %v: want a duration ≥ 0 (0 disables)", *resumeEvery)
 	}
 	if _, err := datasets.RegisterUserDatasets(datasets.DataDir(*dataDir)); err != nil {
 		return err
@@ -115,7 +119,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	if _, err := gnn.NewBackend(backendCfg); err != nil {
 		return fmt.Errorf("--backend: %w", err)
 	}
-	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db)}
+	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db), ResumeEvery: *resumeEvery}
 	for _, name := range *dsets { // fail fast on a missing or malformed dataset
 		if _, err := runner.Dataset(name); err != nil {
 			return fmt.Errorf("--datasets %s: %w", name, err)

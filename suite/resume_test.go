@@ -1,0 +1,228 @@
+package suite_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/suite"
+)
+
+const resumableEpochs = 6
+
+// resumableFit trains a stand-in model for "epochs" epochs: its state is
+// a running sum of squares (a stand-in for weights that depend on every
+// epoch before), saved through task.Resume after every epoch and restored
+// before the first. Its curve "state" and its predicted classes read the
+// state, so a resumed run that lost or repeated an epoch differs from an
+// uninterrupted one. resumed reports whether the attempt restored a state;
+// gotResume whether the task had a Resume at all.
+func resumableFit(resumed, gotResume *bool) func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	return func(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+		type state struct{ Epoch, Sum int }
+		var st state
+		*gotResume = task.Resume != nil
+		ok, err := task.Resume.Restore(func(dir string) error {
+			data, err := os.ReadFile(filepath.Join(dir, "state.json"))
+			if err != nil {
+				return err
+			}
+			return json.Unmarshal(data, &st)
+		})
+		if err != nil {
+			return nil, err
+		}
+		*resumed = ok
+		n := task.Params.Int("epochs")
+		for ep := st.Epoch + 1; ep <= n; ep++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			st = state{ep, st.Sum + ep*ep}
+			task.Log.Epoch(ep, n, map[string]float64{"state": float64(st.Sum)})
+			if task.Resume.Due() {
+				if err := task.Resume.Save(func(dir string) error {
+					data, _ := json.Marshal(st)
+					return os.WriteFile(filepath.Join(dir, "state.json"), data, 0o644)
+				}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		p := sizePredictions(task, 1)
+		for i, g := range task.Eval {
+			p.Class[i] = (g + st.Sum) % task.NumKnown
+		}
+		return p, nil
+	}
+}
+
+var (
+	resumedAttempt, hadResume bool
+	registerResumable         = sync.OnceFunc(func() {
+		suite.Register(fakeMethod{"test-resumable", suite.Params{"epochs": resumableEpochs},
+			resumableFit(&resumedAttempt, &hadResume)})
+	})
+)
+
+func resumableSpec(t *testing.T) suite.RunSpec {
+	t.Helper()
+	name, ratio, err := datasets.ResolveRatio(testDataset, "low")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return suite.RunSpec{Method: "test-resumable", Dataset: testDataset, RatioName: name, Ratio: ratio,
+		Params: suite.Params{}, Protocol: suite.DefaultProtocol()}
+}
+
+// resumeEntries lists the state directories under cache/resume.
+func resumeEntries(t *testing.T, cache string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(cache, "resume"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return dirs
+}
+
+// TestRunnerResumesInterruptedRun: a run cancelled after epoch k and run
+// again continues from the state saved at k, and stores the curves,
+// metrics and classes of an uninterrupted run, plus metric "resumed"; its
+// state is deleted when it finishes.
+func TestRunnerResumesInterruptedRun(t *testing.T) {
+	e := newEnv(t)
+	registerResumable()
+	spec := resumableSpec(t)
+
+	whole, err := e.runner.Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hadResume {
+		t.Fatal("a runner without ResumeEvery gave the task a Resume")
+	}
+
+	for _, stop := range []int{1, 3, resumableEpochs - 1} {
+		cache := t.TempDir()
+		r := &suite.Runner{DataDir: e.runner.DataDir, Backend: testBackend, CacheDir: cache, ResumeEvery: time.Nanosecond}
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := r.Run(ctx, spec, "cpu", func(epoch, _ int) {
+			if epoch == stop {
+				cancel()
+			}
+		})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("stop at %d: first attempt returned %v, want context.Canceled", stop, err)
+		}
+		if !hadResume || resumedAttempt {
+			t.Fatalf("stop at %d: first attempt had Resume %v, restored %v; want a fresh run with a Resume", stop, hadResume, resumedAttempt)
+		}
+		if dirs := resumeEntries(t, cache); len(dirs) != 1 {
+			t.Fatalf("stop at %d: state directories %v after the interruption, want one", stop, dirs)
+		}
+		res, err := r.Run(context.Background(), spec, "cpu", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resumedAttempt {
+			t.Fatalf("stop at %d: the second attempt did not restore the saved state", stop)
+		}
+		if !reflect.DeepEqual(res.Curves, whole.Curves) {
+			t.Errorf("stop at %d: curves %v, want the uninterrupted run's %v", stop, res.Curves, whole.Curves)
+		}
+		for k, v := range whole.Metrics {
+			if k != suite.EpochSecondsMetric && res.Metrics[k] != v {
+				t.Errorf("stop at %d: metric %s = %v, want the uninterrupted run's %v", stop, k, res.Metrics[k], v)
+			}
+		}
+		if res.Metrics[suite.ResumedMetric] != 1 {
+			t.Errorf("stop at %d: metric %s = %v, want 1", stop, suite.ResumedMetric, res.Metrics[suite.ResumedMetric])
+		}
+		if left, err := os.ReadDir(filepath.Join(cache, "resume")); err != nil || len(left) != 0 {
+			t.Errorf("stop at %d: %v left under resume/ after the run finished (%v), want nothing", stop, left, err)
+		}
+	}
+	if _, ok := whole.Metrics[suite.ResumedMetric]; ok {
+		t.Errorf("uninterrupted run has metric %s", suite.ResumedMetric)
+	}
+}
+
+// TestRunnerResumeIgnoresIncompleteSave: a generation without the suite's
+// file (a crash mid-save) is not restored.
+func TestRunnerResumeIgnoresIncompleteSave(t *testing.T) {
+	e := newEnv(t)
+	registerResumable()
+	spec := resumableSpec(t)
+	cache := t.TempDir()
+	r := &suite.Runner{DataDir: e.runner.DataDir, Backend: testBackend, CacheDir: cache, ResumeEvery: time.Nanosecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, _ = r.Run(ctx, spec, "cpu", func(epoch, _ int) {
+		if epoch == 2 {
+			cancel()
+		}
+	})
+	cancel()
+	dirs := resumeEntries(t, cache)
+	if len(dirs) != 1 {
+		t.Fatalf("state directories %v, want one", dirs)
+	}
+	gens, _ := filepath.Glob(filepath.Join(cache, "resume", dirs[0], "gen-*"))
+	if len(gens) != 1 {
+		t.Fatalf("generations %v, want the last save only", gens)
+	}
+	if err := os.Remove(filepath.Join(gens[0], "suite.json")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumedAttempt {
+		t.Error("an incomplete save was restored")
+	}
+	if _, ok := res.Metrics[suite.ResumedMetric]; ok {
+		t.Errorf("a fresh run has metric %s", suite.ResumedMetric)
+	}
+}
+
+// TestResumeKey: the key changes with every part of what a run computes
+// and with the executable.
+func TestResumeKey(t *testing.T) {
+	spec := suite.RunSpec{Method: "m", Dataset: "d", RatioName: "low", Ratio: 0.3, Seed: 1, Params: suite.Params{"lr": 0.01}, Protocol: suite.DefaultProtocol()}
+	base := suite.ResumeKey(spec, "go", "fp", "exe")
+	if again := suite.ResumeKey(spec, "go", "fp", "exe"); again != base {
+		t.Fatalf("key not stable: %s, %s", base, again)
+	}
+	seed := spec
+	seed.Seed = 2
+	params := spec
+	params.Params = suite.Params{"lr": 0.02}
+	for _, tc := range []struct {
+		name string
+		key  string
+	}{
+		{"seed", suite.ResumeKey(seed, "go", "fp", "exe")},
+		{"params", suite.ResumeKey(params, "go", "fp", "exe")},
+		{"backend", suite.ResumeKey(spec, "xla:cpu", "fp", "exe")},
+		{"data", suite.ResumeKey(spec, "go", "fp2", "exe")},
+		{"executable", suite.ResumeKey(spec, "go", "fp", "exe2")},
+	} {
+		if tc.key == base {
+			t.Errorf("a different %s gives the same key %s", tc.name, base)
+		}
+	}
+}
