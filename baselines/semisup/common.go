@@ -82,7 +82,7 @@ type net struct {
 	execs      []*model.Exec
 	// host is the state a resumed run restores besides the store (see
 	// restore); at is the progress it restored (zero for a fresh run).
-	host hostState
+	host gnn.RunState
 	at   progress
 }
 

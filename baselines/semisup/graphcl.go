@@ -131,7 +131,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		return nil, err
 	}
 
-	rng := n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}

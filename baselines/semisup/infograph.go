@@ -123,11 +123,11 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	rng := n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
-	urng := n.trackRNG("unlabelled", rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
+	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	urng := n.host.TrackRNG("unlabelled", rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
 	all := pool(task)
 	var ubatches [][]int
-	n.trackBatches("unlabelled", &ubatches)
+	n.host.TrackBatches("unlabelled", &ubatches)
 	if err := n.restore(); err != nil {
 		return nil, err
 	}

@@ -274,7 +274,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		return graphs, nodes, unchanged
 	}
 
-	rng := n.trackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ugbench/ugbench/datasets/datasetstest"
 	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
+	"github.com/ugbench/ugbench/suite/suitetest"
 )
 
 // trainSplit is the protocol split of Letter-high low, split seed 0.
@@ -115,5 +116,34 @@ func TestLayoutParamKeepsHashes(t *testing.T) {
 	}
 	if _, err := gnn.ChooseLayout(gnn.LayoutEdges, gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolSAG}, nil); err == nil || !strings.Contains(err.Error(), `layout "edges"`) {
 		t.Errorf("edges with SAG: error %v", err)
+	}
+}
+
+// TestResumeSameRun: gin-topk in both batch layouts and gin-asap (whose
+// attention dropout draws from the store's random state), interrupted
+// after an epoch and run again, continue from the saved state to the
+// uninterrupted run's curves and metrics, bit for bit.
+func TestResumeSameRun(t *testing.T) {
+	dir := datasetstest.Dir()
+	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method, layout string
+	}{{"gin-topk", "auto"}, {"gin-topk", "edges"}, {"gin-asap", "auto"}} {
+		t.Run(tc.method+"/"+tc.layout, func(t *testing.T) {
+			m, err := suite.Lookup(tc.method)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := m.Defaults()
+			for k, v := range (suite.Params{"steps": 40, "hidden": 16, "batch_size": 32, "lr": 0.01, "layout": tc.layout}) {
+				p[k] = v
+			}
+			suitetest.CheckResume(t, dir, suite.RunSpec{Method: tc.method, Dataset: "Letter-high", RatioName: name, Ratio: ratio, Seed: 2,
+				Params: p, Protocol: suite.DefaultProtocol()}, 2)
+		})
 	}
 }

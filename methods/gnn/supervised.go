@@ -357,17 +357,27 @@ func EpochsFor(steps, n, batchSize int) int {
 // optimizer steps, logging per epoch (pass over D^l) the mean loss and the
 // epoch's steps (curve "steps", as UGNN logs it), and predicts task.Eval with the maximum-softmax unknown
 // score; the predictions carry the readout embeddings the head reads
-// (Predictions.Embeddings, EmbeddingDim() wide).
+// (Predictions.Embeddings, EmbeddingDim() wide). It saves its state after
+// an epoch when task.Resume says a save is due (RunState), and an
+// interrupted run continues from the last save.
 func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) (*suite.Predictions, error) {
 	c, err := NewClassifier(task, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	rng := rand.New(rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	var state RunState
+	rng := state.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	// at is the progress saved after every epoch when a save is due
+	// (task.Resume) and restored by an interrupted run.
+	var at struct{ Epochs, Steps int }
+	if _, err := state.Restore(task.Resume, c.store, &at); err != nil {
+		return nil, err
+	}
+	c.predict.WeightsChanged()
 	epochs := EpochsFor(cfg.Steps, len(task.Labelled), cfg.BatchSize)
-	done := 0
-	for ep := 1; ep <= epochs; ep++ {
+	done := at.Steps
+	for ep := at.Epochs + 1; ep <= epochs; ep++ {
 		loss, n, err := c.TrainSteps(ctx, rng, cfg.Steps-done)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d: %w", ep, err)
@@ -376,6 +386,12 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 		task.Log.Epoch(ep, epochs, map[string]float64{"loss": loss, "steps": float64(n)})
 		if cfg.CurveEvery > 0 && (ep%cfg.CurveEvery == 0 || ep == epochs) {
 			if err := c.ReportClasses(ctx, ep); err != nil {
+				return nil, err
+			}
+		}
+		if ep < epochs {
+			at.Epochs, at.Steps = ep, done
+			if err := state.Save(task.Resume, c.store, at); err != nil {
 				return nil, err
 			}
 		}

@@ -1,0 +1,63 @@
+// Package suitetest holds test helpers for methods run through the suite.
+package suitetest
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ugbench/ugbench/suite"
+)
+
+// CheckResume runs spec on the data in dataDir three ways — in one go;
+// cancelled (as Ctrl-C cancels bench grid) after the stop-th
+// Logger.Epoch call; then again — for every stop, and fails t unless the
+// second attempt restored the state the first saved (metric
+// suite.ResumedMetric = 1) and stored the curves and metrics of the
+// uninterrupted run exactly (all but the epoch times). Saves are due
+// after every epoch. When the method runs something cancellable right
+// after an epoch (a D^u report, curve_every), the cancellation makes it
+// fail before that epoch's save, and the run resumes from the save
+// before.
+func CheckResume(t *testing.T, dataDir string, spec suite.RunSpec, stops ...int) {
+	t.Helper()
+	whole, err := (&suite.Runner{DataDir: dataDir, Backend: "go"}).Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := whole.Metrics[suite.ResumedMetric]; ok {
+		t.Fatalf("a run in one go has metric %s", suite.ResumedMetric)
+	}
+	for _, stop := range stops {
+		r := &suite.Runner{DataDir: dataDir, Backend: "go", CacheDir: t.TempDir(), ResumeEvery: time.Nanosecond}
+		ctx, cancel := context.WithCancel(context.Background())
+		calls := 0
+		_, err := r.Run(ctx, spec, "cpu", func(int, int) {
+			if calls++; calls == stop {
+				cancel()
+			}
+		})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("stop %d: first attempt returned %v, want context.Canceled", stop, err)
+		}
+		res, err := r.Run(context.Background(), spec, "cpu", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metrics[suite.ResumedMetric] != 1 {
+			t.Fatalf("stop %d: metric %s = %v, want 1 (the saved state was not restored)", stop, suite.ResumedMetric, res.Metrics[suite.ResumedMetric])
+		}
+		if !reflect.DeepEqual(res.Curves, whole.Curves) {
+			t.Errorf("stop %d: curves differ from the uninterrupted run's:\n got %v\nwant %v", stop, res.Curves, whole.Curves)
+		}
+		for k, v := range whole.Metrics {
+			if !strings.HasPrefix(k, suite.EpochSecondsMetric) && res.Metrics[k] != v {
+				t.Errorf("stop %d: %s = %v, want the uninterrupted run's %v", stop, k, res.Metrics[k], v)
+			}
+		}
+	}
+}
