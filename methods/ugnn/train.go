@@ -36,6 +36,37 @@ type run struct {
 	label map[int]int32 // labelled graph → known class
 	epoch int           // epochs done
 	total int           // epochs of the whole run (warm-up and cycles)
+	// state is what a save (Task.Resume) keeps besides the store: the
+	// cycles' generator semiRNG; at is where the cycles stood at the save
+	// a resumed run restored (zero for a fresh run).
+	state   gnn.RunState
+	semiRNG *rand.Rand
+	at      cyclesAt
+}
+
+// cyclesAt is where the curriculum cycles stand after an epoch, saved with
+// the store when a save is due: the epochs done (warm-up included), the
+// cycle, its steps done, and the prototypes as the last step left them
+// (built at the cycle's start from weights that have moved on since, and
+// moved by every step: Eq. 9).
+type cyclesAt struct {
+	Epoch  int         `json:"epoch"`
+	Cycle  int         `json:"cycle"`
+	Done   int         `json:"done"`
+	Protos [][]float32 `json:"protos"`
+}
+
+// restore continues an interrupted run from its last save (made during
+// the cycles, after the warm-up): the store's variables, the cycles'
+// generator, the epoch count and where the cycles stood. It reports
+// whether there was a save; without one the run starts afresh.
+func (r *run) restore() (bool, error) {
+	ok, err := r.state.Restore(r.task.Resume, r.net.store, &r.at)
+	if ok && err == nil {
+		r.epoch = r.at.Epoch
+		r.net.predict.WeightsChanged()
+	}
+	return ok, err
 }
 
 // newRun sets up a Fit; cfg.Alpha is taken from the protocol (task.Alpha,
@@ -55,6 +86,7 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	}
 	r := &run{task: task, cfg: cfg, v: v, net: net, total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)), feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
 		label: make(map[int]int32, len(task.Labelled))}
+	r.semiRNG = r.state.TrackRNG("semi", rand.NewPCG(uint64(task.Seed), 2))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
 	}
@@ -499,20 +531,28 @@ func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
 
 // cycles runs the T curriculum cycles of Algorithm 1 over the SemiSteps
 // left after the warm-up; an epoch is a pass over D^u (semiSchedule), the
-// last of a cycle cut at the cycle's steps.
+// last of a cycle cut at the cycle's steps. After an epoch it saves the
+// run when a save is due (Task.Resume); a resumed run continues from r.at.
 func (r *run) cycles(ctx context.Context) error {
 	if r.cfg.SemiSteps == 0 {
 		return nil
 	}
 	suite.Phase(r.task.Log, "semi")
-	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 2))
-	for t := 1; t <= r.cfg.Cycles; t++ {
+	rng := r.semiRNG
+	for t := max(r.at.Cycle, 1); t <= r.cfg.Cycles; t++ {
 		steps := cycleSteps(r.cfg, t)
-		protos, err := r.cycleStart(ctx, t)
-		if err != nil {
-			return fmt.Errorf("cycle %d: %w", t, err)
+		var protos [][]float32
+		done := 0
+		if t == r.at.Cycle {
+			protos, done = r.at.Protos, r.at.Done
+		} else {
+			var err error
+			if protos, err = r.cycleStart(ctx, t); err != nil {
+				return fmt.Errorf("cycle %d: %w", t, err)
+			}
 		}
-		for done := 0; done < steps; {
+		for done < steps {
+			var err error
 			var values map[string]float64
 			if r.v.Prototypes {
 				values, err = r.semiEpoch(ctx, rng, protos, steps-done)
@@ -526,6 +566,11 @@ func (r *run) cycles(ctx context.Context) error {
 			values["cycle"] = float64(t)
 			if err := r.logEpoch(ctx, values); err != nil {
 				return err
+			}
+			if r.epoch < r.total {
+				if err := r.state.Save(r.task.Resume, r.net.store, cyclesAt{r.epoch, t, done, protos}); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -200,7 +200,9 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 // task.NumUnknown (K), as the paper's curriculum assumes K known, and the
 // protocol's α (task.Alpha): the curriculum selects ⌈α·K⌉ graphs at its last
 // cycle, the same number the suite declares unknown (the paper's α
-// sensitivity study varies both; sweep it with bench grid --alpha).
+// sensitivity study varies both; sweep it with bench grid --alpha). With
+// task.Resume it saves after every epoch of the cycles when due, and an
+// interrupted run continues from its last save (run.restore).
 func (m method) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	cfg, err := configFrom(task.Params, task.NumKnown)
 	if err != nil {
@@ -211,8 +213,14 @@ func (m method) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, 
 		return nil, err
 	}
 	defer r.net.close()
-	if err := r.warmup(ctx); err != nil {
-		return nil, fmt.Errorf("warm-up: %w", err)
+	resumed, err := r.restore()
+	if err != nil {
+		return nil, err
+	}
+	if !resumed { // a resumed run saved during the cycles, warm-up done
+		if err := r.warmup(ctx); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
 	}
 	if err := r.cycles(ctx); err != nil {
 		return nil, err
