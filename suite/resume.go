@@ -57,8 +57,8 @@ type Resume struct {
 	// last is the time of the last save, or of the start of the attempt.
 	last time.Time
 	// start is the start of this attempt; prior is the wall seconds of
-	// the attempts before it, resumes their number minus one (0 for a run
-	// that did not resume).
+	// the attempts before it; resumes is how many attempts, this one
+	// included, continued a saved state (0 for a run that never did).
 	start   time.Time
 	prior   float64
 	resumes int
