@@ -134,7 +134,9 @@ var scriptTmpl = template.Must(template.New("script").Funcs(template.FuncMap{
 #
 # Each array task runs one shard of the grid (bench grid --shard env/{{.Shards}})
 # on a database on its node's local disk and copies it to {{.Dir}}/shards
-# when it ends. The merge job combines them into {{.DB}}.
+# when it ends, with the saved states of its unfinished runs (so that a
+# requeued or resubmitted task continues them). The merge job combines the
+# databases into {{.DB}}.
 #SBATCH --job-name={{.JobName}}
 #SBATCH --array=0-{{last .Shards}}
 #SBATCH --cpus-per-task={{.CPUsPerTask}}
@@ -195,6 +197,10 @@ fi
 i=$SLURM_ARRAY_TASK_ID
 local_dir={{if .LocalDir}}{{q .LocalDir}}{{else}}"${TMPDIR:-/tmp}"{{end}}/ugbench-${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}-$i
 shard_db="$DIR/shards/shard-$i-of-$SHARDS.db"
+# The saved states of running runs (bench grid --resume-every), kept in the
+# default cache beside the local database while the task runs.
+shard_resume="$DIR/shards/resume-$i-of-$SHARDS"
+local_resume="$local_dir/ugbench-cache/resume"
 mkdir -p "$local_dir" "$DIR/shards"
 trap 'rm -rf "$local_dir"' EXIT
 # Slurm's SIGTERM (time limit, scancel) reaches bench, which records its
@@ -203,11 +209,25 @@ trap 'echo "ugbench: shard $i: SIGTERM"' TERM
 if [ -f "$shard_db" ]; then
 	cp "$shard_db" "$local_dir/runs.db" # resume a requeued or resubmitted task
 fi
+if [ -d "$shard_resume" ]; then
+	mkdir -p "$(dirname "$local_resume")"
+	cp -r "$shard_resume" "$local_resume" # and continue its unfinished runs
+fi
 status=0
 "$BENCH" grid "${GRID[@]}" --shard env/$SHARDS --db "$local_dir/runs.db" --quiet || status=$?
 # bench has closed the database (its WAL checkpointed into the file):
 # copy it, then rename, so a reader never sees half a file.
 cp "$local_dir/runs.db" "$shard_db.part-$SLURM_JOB_ID"
 mv -f "$shard_db.part-$SLURM_JOB_ID" "$shard_db"
+# The states of runs still unfinished (bench deletes a run's state when it
+# finishes), in place of the previous ones.
+rm -rf "$shard_resume.part-$SLURM_JOB_ID"
+if [ -n "$(ls -A "$local_resume" 2>/dev/null)" ]; then
+	cp -r "$local_resume" "$shard_resume.part-$SLURM_JOB_ID"
+	rm -rf "$shard_resume"
+	mv "$shard_resume.part-$SLURM_JOB_ID" "$shard_resume"
+else
+	rm -rf "$shard_resume"
+fi
 exit $status
 `))

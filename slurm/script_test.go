@@ -118,10 +118,20 @@ func TestScriptRoles(t *testing.T) {
 	// The fake bench logs its arguments; as grid it writes "db of shard"
 	// into its --db file, which must already hold a resumed shard's
 	// content if there was one.
+	// As grid it also logs the saved run state it finds in the default
+	// cache beside --db, and saves one (FAKE_SAVE) or finishes it (drops
+	// the state, as bench does when the run finishes).
 	writeExe(t, c.Bench, `printf '%s|' bench "$@" >>`+Quote(log)+`; echo >>`+Quote(log)+`
 if [ "$1" = grid ]; then
 	while [ $# -gt 0 ]; do [ "$1" = --db ] && db=$2; shift; done
 	echo "shard $SLURM_ARRAY_TASK_ID" >>"$db"
+	state="$(dirname "$db")/ugbench-cache/resume/gin-topk-key/gen-000000001/suite.json"
+	if [ -f "$state" ]; then echo "found $(cat "$state")" >>`+Quote(log)+`; fi
+	if [ -n "${FAKE_SAVE:-}" ]; then
+		mkdir -p "$(dirname "$state")" && echo "$FAKE_SAVE" >"$state"
+	else
+		rm -rf "$(dirname "$db")/ugbench-cache/resume"/*
+	fi
 	exit ${FAKE_EXIT:-0}
 fi`)
 	bin := filepath.Join(dir, "bin")
@@ -194,6 +204,27 @@ n=$(cat `+Quote(filepath.Join(dir, "jobid"))+` 2>/dev/null || echo 100); echo $(
 	calls()
 	if b, _ := os.ReadFile(shardDB); string(b) != "shard 1\nshard 1\n" {
 		t.Errorf("rerun shard database: %q, want the first run's content and the rerun's", b)
+	}
+
+	// A task that ends with an unfinished run (its time limit) leaves the
+	// run's saved state in the shared directory; the next task finds it in
+	// its local cache and, once the run finishes, the shared copy goes.
+	shardResume := filepath.Join(c.Dir, "shards", "resume-1-of-3")
+	if out, err := run(append(task, "FAKE_SAVE=epoch 7")); err != nil {
+		t.Fatalf("array task saving a run: %v\n%s", err, out)
+	}
+	calls()
+	if b, err := os.ReadFile(filepath.Join(shardResume, "gin-topk-key", "gen-000000001", "suite.json")); err != nil || string(b) != "epoch 7\n" {
+		t.Fatalf("saved state in %s: %q, %v; want the task's", shardResume, b, err)
+	}
+	if out, err := run(task); err != nil {
+		t.Fatalf("array task continuing a run: %v\n%s", err, out)
+	}
+	if got := calls(); len(got) != 2 || got[1] != "found epoch 7" {
+		t.Errorf("the next task logged %q, want it to find the saved state", got)
+	}
+	if _, err := os.Stat(shardResume); !os.IsNotExist(err) {
+		t.Errorf("%s kept after its runs finished (%v)", shardResume, err)
 	}
 
 	// The merge: every shard database present, one bench merge; a missing

@@ -291,9 +291,27 @@ var executableDigest = sync.OnceValues(func() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 })
 
+// ProbeResume checks that running runs can be saved under cacheDir: the
+// directory cacheDir/resume can be made and its file system takes file
+// locks (some cluster file systems are mounted without them). The error
+// names the directory; without a fix, runs still run but are not saved.
+func ProbeResume(cacheDir string) error {
+	root := filepath.Join(cacheDir, "resume")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(root, fmt.Sprintf(".probe-%d.lock", os.Getpid()))
+	defer os.Remove(path)
+	fl := flock.New(path, flock.SetPermissions(0o644))
+	if _, err := fl.TryLock(); err != nil {
+		return fmt.Errorf("file lock in %s: %w", root, err)
+	}
+	return fl.Unlock()
+}
+
 // openResume returns the Resume of spec under cacheDir (nil when resuming
-// is off: no cache directory, every ≤ 0, the executable unreadable, or
-// another process holding the config's lock). The state directory is made
+// is off: no cache directory, every ≤ 0, the executable unreadable, no
+// file locks, or another process holding the config's lock). The state directory is made
 // at the first save; the lock file is deleted with the state, so a grid
 // leaves nothing behind for its finished runs. (A process that opened the
 // lock file just before it was deleted may lock the deleted file while a
@@ -314,11 +332,9 @@ func openResume(cacheDir string, every time.Duration, spec RunSpec, backend, fin
 	}
 	dir := filepath.Join(root, ResumeKey(spec, backend, fingerprint, exe))
 	fl := flock.New(dir+".lock", flock.SetPermissions(0o644))
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("resume lock: %w", err)
-	}
-	if !ok {
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		// Taken, or no file locks on this file system (ProbeResume
+		// warns of that once): train without saving.
 		return nil, nil
 	}
 	now := log.now

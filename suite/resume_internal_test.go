@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -46,5 +48,24 @@ func TestResumeLockAndDue(t *testing.T) {
 	var none *Resume
 	if ok, err := none.Restore(nil); ok || err != nil || none.Due() || none.Save(nil) != nil {
 		t.Error("a nil Resume restored, was due or saved")
+	}
+}
+
+// TestProbeResume: a writable directory with file locks passes and leaves
+// no probe file; a cache path under a regular file fails.
+func TestProbeResume(t *testing.T) {
+	cache := t.TempDir()
+	if err := ProbeResume(cache); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(cache, "resume")); len(left) != 0 {
+		t.Errorf("probe left %v", left)
+	}
+	file := filepath.Join(cache, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ProbeResume(filepath.Join(file, "cache")); err == nil {
+		t.Error("no error for a cache directory under a regular file")
 	}
 }

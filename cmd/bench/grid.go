@@ -120,6 +120,12 @@ func runGrid(args []string, stdout io.Writer) error {
 		return fmt.Errorf("--backend: %w", err)
 	}
 	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db), ResumeEvery: *resumeEvery}
+	if runner.CacheDir != "" && runner.ResumeEvery > 0 {
+		if err := suite.ProbeResume(runner.CacheDir); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: --cache-dir: %v; running runs will not be saved (--resume-every), an interrupted run will start over\n", err)
+			runner.ResumeEvery = 0
+		}
+	}
 	for _, name := range *dsets { // fail fast on a missing or malformed dataset
 		if _, err := runner.Dataset(name); err != nil {
 			return fmt.Errorf("--datasets %s: %w", name, err)
