@@ -64,6 +64,9 @@ type Resume struct {
 	resumes int
 	gen     int // the last generation saved or restored
 	unlock  func()
+	// hash and exe are the run's RunSpec.Hash and the executable's
+	// digest, written into each save for SavedStates.
+	hash, exe string
 }
 
 // resumeState is the suite's part of a saved state (suite.json, written
@@ -77,6 +80,14 @@ type resumeState struct {
 	// how many of them continued a saved state.
 	Seconds float64 `json:"seconds"`
 	Resumes int     `json:"resumes"`
+	// Hash is the run's RunSpec.Hash, Executable the SHA-256 of the
+	// binary that saved it, Epoch and Epochs the last Logger.Epoch call
+	// before the save (what SavedStates reports; saves of older
+	// binaries lack them).
+	Hash       string `json:"hash,omitempty"`
+	Executable string `json:"executable,omitempty"`
+	Epoch      int    `json:"epoch,omitempty"`
+	Epochs     int    `json:"epochs,omitempty"`
 }
 
 const (
@@ -116,6 +127,7 @@ func (r *Resume) Restore(load func(dir string) error) (bool, error) {
 	l.times = append(st.Times, l.times...)
 	l.phase = st.Phase
 	l.phaseTimes = st.PhaseTimes
+	l.epoch, l.total = st.Epoch, st.Epochs
 	if l.now != nil {
 		l.last = l.now() // the next epoch is timed from here
 	}
@@ -157,12 +169,12 @@ func (r *Resume) Save(save func(dir string) error) error {
 	}
 	l := r.log
 	st := resumeState{Points: l.points, Times: l.times, Phase: l.phase, PhaseTimes: l.phaseTimes,
-		Seconds: r.seconds(), Resumes: r.resumes}
+		Seconds: r.seconds(), Resumes: r.resumes, Hash: r.hash, Executable: r.exe, Epoch: l.epoch, Epochs: l.total}
 	if err := writeFileSync(filepath.Join(tmp, resumeSuiteFile), st); err != nil {
 		return fmt.Errorf("resume state %s: %w", r.dir, err)
 	}
 	gen := r.gen + 1
-	if err := os.Rename(tmp, filepath.Join(r.dir, fmt.Sprintf("%s%09d", resumeGenPrefix, gen))); err != nil {
+	if err := os.Rename(tmp, r.genDir(gen)); err != nil {
 		return fmt.Errorf("resume state: %w", err)
 	}
 	r.gen = gen
@@ -207,8 +219,11 @@ func writeFileSync(path string, v any) error {
 }
 
 // generations lists the complete generations under r.dir, oldest first.
-func (r *Resume) generations() []int {
-	entries, _ := os.ReadDir(r.dir)
+func (r *Resume) generations() []int { return generations(r.dir) }
+
+// generations lists the complete generations under dir, oldest first.
+func generations(dir string) []int {
+	entries, _ := os.ReadDir(dir)
 	var gens []int
 	for _, e := range entries {
 		var g int
@@ -219,7 +234,7 @@ func (r *Resume) generations() []int {
 		if _, err := fmt.Sscanf(name[len(resumeGenPrefix):], "%d", &g); err != nil {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(r.dir, name, resumeSuiteFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, name, resumeSuiteFile)); err == nil {
 			gens = append(gens, g)
 		}
 	}
@@ -227,8 +242,10 @@ func (r *Resume) generations() []int {
 	return gens
 }
 
-func (r *Resume) genDir(g int) string {
-	return filepath.Join(r.dir, fmt.Sprintf("%s%09d", resumeGenPrefix, g))
+func (r *Resume) genDir(g int) string { return genDir(r.dir, g) }
+
+func genDir(dir string, g int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s%09d", resumeGenPrefix, g))
 }
 
 // latest is the newest complete generation.
@@ -343,5 +360,84 @@ func openResume(cacheDir string, every time.Duration, spec RunSpec, backend, fin
 	}
 	t := now()
 	return &Resume{dir: dir, every: every, log: log, now: now, last: t, start: t,
-		unlock: func() { _ = fl.Unlock() }}, nil
+		unlock: func() { _ = fl.Unlock() }, hash: spec.Hash(), exe: exe}, nil
+}
+
+// SavedState is one run's saved state under a cache directory, as bench
+// runs shows it beside an interrupted or running run.
+type SavedState struct {
+	// Hash is the run's RunSpec.Hash (runs.Run.Hash).
+	Hash string
+	// Dir is the state's directory, CacheDir/resume/METHOD-KEY.
+	Dir string
+	// Epoch of Epochs is the last epoch (pass) the run logged before the
+	// save: a rerun continues after it.
+	Epoch, Epochs int
+	// Saved is when the save was written; Seconds the run's wall time up
+	// to it, all attempts together.
+	Saved   time.Time
+	Seconds float64
+	// Bytes is the size of the saved generation on disk.
+	Bytes int64
+	// ThisBinary: the running executable wrote it, so a grid run by this
+	// binary continues it. Any other binary starts the run over (the
+	// state is keyed by the executable's SHA-256) and leaves the state
+	// on disk.
+	ThisBinary bool
+}
+
+// SavedStates lists the complete saved states under cacheDir/resume, one
+// per directory, newest generation; states saved by binaries older than
+// this listing (no hash in suite.json) and incomplete ones are skipped. A
+// missing directory is no error (nothing saved).
+func SavedStates(cacheDir string) ([]SavedState, error) {
+	root := filepath.Join(cacheDir, "resume")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("saved run states: %w", err)
+	}
+	exe, _ := executableDigest()
+	var out []SavedState
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		gens := generations(dir)
+		if len(gens) == 0 {
+			continue
+		}
+		gdir := genDir(dir, gens[len(gens)-1])
+		path := filepath.Join(gdir, resumeSuiteFile)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // pruned or deleted since the listing
+		}
+		var st resumeState
+		if err := json.Unmarshal(data, &st); err != nil {
+			return nil, fmt.Errorf("saved run state %s: %w", path, err)
+		}
+		if st.Hash == "" {
+			continue
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			continue
+		}
+		s := SavedState{Hash: st.Hash, Dir: dir, Epoch: st.Epoch, Epochs: st.Epochs, Saved: info.ModTime(),
+			Seconds: st.Seconds, ThisBinary: exe != "" && st.Executable == exe}
+		_ = filepath.WalkDir(gdir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil {
+					s.Bytes += fi.Size()
+				}
+			}
+			return nil
+		})
+		out = append(out, s)
+	}
+	return out, nil
 }

@@ -69,3 +69,72 @@ func TestProbeResume(t *testing.T) {
 		t.Error("no error for a cache directory under a regular file")
 	}
 }
+
+// TestSavedStates: a kept save is listed with its run's hash, the last
+// logged epoch and this binary; a save another binary wrote is listed as
+// not this binary's; a save without a hash (older binaries) and a
+// finished run's deleted state are not listed.
+func TestSavedStates(t *testing.T) {
+	cache := t.TempDir()
+	if got, err := SavedStates(cache); err != nil || len(got) != 0 {
+		t.Fatalf("empty cache: %v, %v", got, err)
+	}
+	specs := []RunSpec{
+		{Method: "m", Dataset: "d", Seed: 1, Protocol: DefaultProtocol()},
+		{Method: "m", Dataset: "d", Seed: 2, Protocol: DefaultProtocol()},
+	}
+	var saved []*Resume
+	for i, spec := range specs {
+		log := &curveLog{now: time.Now}
+		r, err := openResume(cache, time.Minute, spec, "go", "fp", log)
+		if err != nil || r == nil {
+			t.Fatalf("%v: %v, %v", spec, r, err)
+		}
+		log.Epoch(3+i, 10, map[string]float64{"loss": 1})
+		if err := r.Save(func(dir string) error { return os.WriteFile(filepath.Join(dir, "w.bin"), make([]byte, 100), 0o644) }); err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, r)
+	}
+	saved[0].finish(true)
+	// The second was written by "another binary".
+	saved[1].exe = "0123"
+	if err := saved[1].Save(func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	saved[1].finish(true)
+	// An older binary's save: no hash.
+	old := filepath.Join(cache, "resume", "m-old", "gen-000000001")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, resumeSuiteFile), []byte(`{"seconds": 5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := SavedStates(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d states listed, want 2: %+v", len(got), got)
+	}
+	byHash := map[string]SavedState{got[0].Hash: got[0], got[1].Hash: got[1]}
+	first, second := byHash[specs[0].Hash()], byHash[specs[1].Hash()]
+	if first.Epoch != 3 || first.Epochs != 10 || !first.ThisBinary || first.Bytes < 100 || first.Saved.IsZero() {
+		t.Errorf("first state %+v: want epoch 3/10, this binary, ≥ 100 bytes", first)
+	}
+	if second.Epoch != 4 || second.ThisBinary {
+		t.Errorf("second state %+v: want epoch 4, another binary's", second)
+	}
+
+	// Finishing a run deletes its state: no longer listed.
+	r, err := openResume(cache, time.Minute, specs[0], "go", "fp", &curveLog{})
+	if err != nil || r == nil {
+		t.Fatalf("reopen: %v, %v", r, err)
+	}
+	r.finish(false)
+	if got, err := SavedStates(cache); err != nil || len(got) != 1 || got[0].Hash != specs[1].Hash() {
+		t.Errorf("after the first run finished: %+v, %v; want only the second", got, err)
+	}
+}

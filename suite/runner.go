@@ -81,6 +81,8 @@ type curveLog struct {
 	phase  string    // the current phase (Phase), "" before any
 	// phaseTimes are the times of the epochs logged in each named phase.
 	phaseTimes map[string][]float64
+	// epoch and total are the arguments of the last Epoch call.
+	epoch, total int
 }
 
 // Phase starts a named training phase (see suite.Phase).
@@ -114,6 +116,7 @@ func (l *curveLog) start() {
 }
 
 func (l *curveLog) Epoch(epoch, total int, values map[string]float64) {
+	l.epoch, l.total = epoch, total
 	if l.now != nil {
 		t := l.now()
 		if values[CachedEpochCurve] == 0 {

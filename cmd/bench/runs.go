@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
 )
 
 func runRuns(args []string, stdout io.Writer) error {
@@ -16,6 +20,7 @@ func runRuns(args []string, stdout io.Writer) error {
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	rerun := fs.String("rerun", "", "mark the selected finished runs for rerun, giving the reason (e.g. \"loss fix in 1a2b3c\"), and list them; the next bench grid that includes them recomputes them; needs --methods or --datasets")
 	dryRun := fs.Bool("dry-run", false, "with --rerun: list the runs it would mark, mark nothing")
+	cacheDir := fs.String("cache-dir", "", "where bench grid saves running runs (column saved; default as bench grid: $UGBENCH_CACHE, else ugbench-cache beside --db)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,9 +45,39 @@ func runRuns(args []string, stdout io.Writer) error {
 	}
 	defer store.Close()
 	if !marking {
-		return reports.RenderPlain(stdout, reports.RunList(rs), *format)
+		saved, err := suite.SavedStates(resolveCacheDir(*cacheDir, *sel.db))
+		if err != nil {
+			return err
+		}
+		if err := reports.RenderPlain(stdout, reports.RunList(rs, saved), *format); err != nil {
+			return err
+		}
+		if *format == "text" || *format == "md" {
+			otherBinaries(stdout, saved)
+		}
+		return nil
 	}
 	return markForRerun(stdout, store, rs, *rerun, *dryRun, *format)
+}
+
+// otherBinaries says how many saved states only other bench executables
+// can continue, and their size: a rebuilt bench starts those runs over and
+// leaves the states on disk.
+func otherBinaries(w io.Writer, saved []suite.SavedState) {
+	n, bytes := 0, int64(0)
+	dirs := map[string]bool{}
+	for _, s := range saved {
+		if !s.ThisBinary {
+			n++
+			bytes += s.Bytes
+			dirs[filepath.Dir(s.Dir)] = true
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d saved run state(s), %.1f MB under %s, were written by other bench executables: only the binary that saved a state continues it; this one starts those runs over (delete the states once you no longer need them)\n",
+		n, float64(bytes)/1e6, strings.Join(slices.Sorted(maps.Keys(dirs)), ", "))
 }
 
 // markForRerun marks the finished runs of rs for rerun (or, for a dry run,
@@ -83,7 +118,7 @@ func markForRerun(w io.Writer, store *runs.Store, rs []runs.Run, reason string, 
 			list = append(list, r)
 		}
 	}
-	if err := reports.RenderPlain(w, reports.RunList(list), format); err != nil {
+	if err := reports.RenderPlain(w, reports.RunList(list, nil), format); err != nil {
 		return err
 	}
 	verb := "marked"
