@@ -20,7 +20,7 @@ func runRuns(args []string, stdout io.Writer) error {
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	rerun := fs.String("rerun", "", "mark the selected finished runs for rerun, giving the reason (e.g. \"loss fix in 1a2b3c\"), and list them; the next bench grid that includes them recomputes them; needs --methods or --datasets")
 	dryRun := fs.Bool("dry-run", false, "with --rerun: list the runs it would mark, mark nothing")
-	cacheDir := fs.String("cache-dir", "", "where bench grid saves running runs (column saved; default as bench grid: $UGBENCH_CACHE, else ugbench-cache beside --db)")
+	cacheDir := fs.String("cache-dir", "", "where bench grid saves running runs (column saved; default as bench grid: $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\": none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -45,9 +45,11 @@ func runRuns(args []string, stdout io.Writer) error {
 	}
 	defer store.Close()
 	if !marking {
-		saved, err := suite.SavedStates(resolveCacheDir(*cacheDir, *sel.db))
-		if err != nil {
-			return err
+		var saved []suite.SavedState
+		if dir := resolveCacheDir(*cacheDir, *sel.db); dir != "" { // "" for --cache-dir off
+			if saved, err = suite.SavedStates(dir); err != nil {
+				return err
+			}
 		}
 		if err := reports.RenderPlain(stdout, reports.RunList(rs, saved), *format); err != nil {
 			return err
