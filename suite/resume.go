@@ -107,7 +107,7 @@ func (r *Resume) Restore(load func(dir string) error) (bool, error) {
 	if r == nil {
 		return false, nil
 	}
-	gen, dir, ok := r.latest()
+	gen, dir, ok := latest(r.dir)
 	if !ok {
 		return false, nil
 	}
@@ -218,9 +218,6 @@ func writeFileSync(path string, v any) error {
 	return f.Close()
 }
 
-// generations lists the complete generations under r.dir, oldest first.
-func (r *Resume) generations() []int { return generations(r.dir) }
-
 // generations lists the complete generations under dir, oldest first.
 func generations(dir string) []int {
 	entries, _ := os.ReadDir(dir)
@@ -248,14 +245,14 @@ func genDir(dir string, g int) string {
 	return filepath.Join(dir, fmt.Sprintf("%s%09d", resumeGenPrefix, g))
 }
 
-// latest is the newest complete generation.
-func (r *Resume) latest() (gen int, dir string, ok bool) {
-	gens := r.generations()
+// latest is the newest complete generation under dir.
+func latest(dir string) (gen int, genPath string, ok bool) {
+	gens := generations(dir)
 	if len(gens) == 0 {
 		return 0, "", false
 	}
 	gen = gens[len(gens)-1]
-	return gen, r.genDir(gen), true
+	return gen, genDir(dir, gen), true
 }
 
 // prune deletes every generation but keep.
@@ -373,10 +370,8 @@ type SavedState struct {
 	// Epoch of Epochs is the last epoch (pass) the run logged before the
 	// save: a rerun continues after it.
 	Epoch, Epochs int
-	// Saved is when the save was written; Seconds the run's wall time up
-	// to it, all attempts together.
-	Saved   time.Time
-	Seconds float64
+	// Saved is when the save was written.
+	Saved time.Time
 	// Bytes is the size of the saved generation on disk.
 	Bytes int64
 	// ThisBinary: the running executable wrote it, so a grid run by this
@@ -399,18 +394,16 @@ func SavedStates(cacheDir string) ([]SavedState, error) {
 		}
 		return nil, fmt.Errorf("saved run states: %w", err)
 	}
-	exe, _ := executableDigest()
 	var out []SavedState
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
-		gens := generations(dir)
-		if len(gens) == 0 {
+		_, gdir, ok := latest(dir)
+		if !ok {
 			continue
 		}
-		gdir := genDir(dir, gens[len(gens)-1])
 		path := filepath.Join(gdir, resumeSuiteFile)
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -427,8 +420,9 @@ func SavedStates(cacheDir string) ([]SavedState, error) {
 		if err != nil {
 			continue
 		}
+		exe, _ := executableDigest() // hashed once, at the first state
 		s := SavedState{Hash: st.Hash, Dir: dir, Epoch: st.Epoch, Epochs: st.Epochs, Saved: info.ModTime(),
-			Seconds: st.Seconds, ThisBinary: exe != "" && st.Executable == exe}
+			ThisBinary: exe != "" && st.Executable == exe}
 		_ = filepath.WalkDir(gdir, func(_ string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				if fi, err := d.Info(); err == nil {
