@@ -116,6 +116,22 @@ var migrations = []string{
 	// heartbeat. 0 for runs stored before it and before a run's first epoch.
 	`ALTER TABLE runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE runs ADD COLUMN epochs INTEGER NOT NULL DEFAULT 0;`,
+	// 8: the post-hoc unknown scorers applied to a run (their metrics are
+	// in metrics as "<label>:<metric>") and the outputs they read, kept
+	// for rescoring (see outputs.go). Runs stored before it have neither.
+	`CREATE TABLE scorers (
+		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		label  TEXT    NOT NULL, -- the metric prefix, e.g. knn_k10
+		name   TEXT    NOT NULL, -- the registry name, e.g. knn
+		params TEXT    NOT NULL, -- JSON object of the parameters in effect
+		error  TEXT    NOT NULL DEFAULT '', -- why it has no metrics, '' if it has
+		PRIMARY KEY (run_id, label)
+	);
+	CREATE TABLE outputs (
+		run_id INTEGER NOT NULL PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+		format TEXT    NOT NULL, -- outputsFormat
+		data   BLOB    NOT NULL  -- gzip of the encoding (outputs.go)
+	);`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -361,7 +377,7 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM artifacts WHERE run_id = ?`, id); err != nil {
+		if err := clearArtifacts(tx, id); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, split_seed = ?, seed = ?,
@@ -399,6 +415,7 @@ func statusOf(tx *sql.Tx, id int64) (Status, error) {
 // Finish stores res for run id and marks it finished, all in one
 // transaction: metrics (replacing any), curves (in the given order), the
 // test embeddings res.Embeddings if any (artifacts, see Embeddings), the
+// scorers applied and the outputs they read (Outputs), the
 // finish time and res.Seconds. Metric and curve values may be NaN (stored as
 // NULL, read back as NaN) or ±Inf. A run that is not running (e.g. marked
 // interrupted, or restarted by another process that judged it abandoned) is
@@ -429,7 +446,7 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM artifacts WHERE run_id = ?`, id); err != nil {
+		if err := clearArtifacts(tx, id); err != nil {
 			return err
 		}
 		if len(names) > 0 {
@@ -448,6 +465,12 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 			return err
 		}
 		if err := insertEmbeddings(tx, id, res.Embeddings); err != nil {
+			return err
+		}
+		if err := insertScorers(tx, id, res.Scorers); err != nil {
+			return err
+		}
+		if err := insertOutputs(tx, id, res.Outputs); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`UPDATE runs SET status = ?, error = '', finished = ?, seconds = ? WHERE id = ?`,
@@ -508,7 +531,7 @@ func (s *Store) Fail(id int64, status Status, msg string, curves []suite.CurvePo
 		if _, err := tx.Exec(`DELETE FROM curves WHERE run_id = ?`, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM artifacts WHERE run_id = ?`, id); err != nil {
+		if err := clearArtifacts(tx, id); err != nil {
 			return err
 		}
 		if err := insertCurves(tx, id, curves); err != nil {

@@ -153,6 +153,20 @@ type Predictions struct {
 	// length or width fails the run. They are an output, never a
 	// parameter: they change no run hash.
 	Embeddings [][]float32
+	// Logits, optional, are the method's scores over the known classes of
+	// the Eval graphs, shape [len(Eval)][NumKnown], index-aligned with
+	// Class: the GNN rows' logits (the softmax's input), the kernel rows'
+	// one-vs-rest SVM decision values. With the embeddings they are what
+	// the post-hoc unknown scorers read (suite/scorers; docs/protocol.md
+	// §4), so that a row's classifier and its unknown score can be told
+	// apart. nil runs only the logit-free scorers.
+	Logits [][]float32
+	// LabelledLogits and LabelledEmbeddings are the same outputs (the
+	// same layers as Logits and Embeddings) for Task.Labelled,
+	// index-aligned with it: the in-distribution statistics that a
+	// scorer fits with Task.Labels (class means, a nearest-neighbour
+	// bank). Each is nil exactly when its Eval counterpart is nil.
+	LabelledLogits, LabelledEmbeddings [][]float32
 }
 
 // Method is one row of the paper's tables: a graph classifier that also

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/suite/scorers"
 )
 
 // Runner executes single runs: it loads datasets (once per process, shared
@@ -27,6 +28,13 @@ type Runner struct {
 	// run's state under CacheDir/resume (Task.Resume); 0 turns resuming
 	// off.
 	ResumeEvery time.Duration
+	// Scorers are the post-hoc unknown scorers applied to every run whose
+	// method hands over logits or embeddings (ScoreOutputs); nil applies
+	// none. Their metrics are stored beside the native ones.
+	Scorers []scorers.Scorer
+	// KeepOutputs stores each run's Outputs (Result.Outputs) so that it
+	// can be rescored later without retraining.
+	KeepOutputs bool
 
 	mu    sync.Mutex
 	cache map[string]*dsEntry
@@ -356,6 +364,24 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if res.Embeddings, err = TestEmbeddings(eval, split.Test, pred.Embeddings, truthOf); err != nil {
 		return res, fmt.Errorf("%s: %w", spec.Method, err)
 	}
+	if pred.Logits != nil || pred.Embeddings != nil {
+		out, err := NewOutputs(eval, split.Test, task.Labels, task.NumKnown, pred, truthOf)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", spec.Method, err)
+		}
+		// The scorers read float16-rounded outputs, as bench rescore
+		// reads them from the store: a rescored run equals a fresh one.
+		out.RoundFloat16()
+		m, recs, err := ScoreOutputs(out, r.Scorers, spec.Protocol.Alpha)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", spec.Method, err)
+		}
+		maps.Copy(res.Metrics, m)
+		res.Scorers = recs
+		if r.KeepOutputs {
+			res.Outputs = out
+		}
+	}
 	return res, nil
 }
 
@@ -455,6 +481,33 @@ func ScoreRun(eval []int, split *datasets.Split, pred *Predictions, truthOf func
 	if err != nil {
 		return nil, fmt.Errorf("D^u: %w", err)
 	}
+	test, err := scoreSubset(eval, split.Test, pred, truthOf)
+	if err != nil {
+		return nil, fmt.Errorf("test set: %w", err)
+	}
+	p, err := scoreProtocol(du, test, alpha)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range ChanceMetrics(test.truth, MajorityClass(split.LabelledY), len(split.Unlabelled), p.declaredDU) {
+		p.metrics[PrefixChance+k] = v
+	}
+	return p.metrics, nil
+}
+
+// protocolScores are the metrics of scoreProtocol and how many graphs of
+// D^u it declared unknown.
+type protocolScores struct {
+	metrics    map[string]float64
+	declaredDU int
+}
+
+// scoreProtocol applies docs/protocol.md §3 to the scored sets du and
+// test: the ⌈α·K_u⌉ highest scores of du are declared unknown, the lowest
+// of them is the threshold, and every test graph at or above it is
+// declared. It returns the test set's metrics unprefixed and du's under
+// PrefixDU.
+func scoreProtocol(du, test *scored, alpha float64) (*protocolScores, error) {
 	numUnknownDU := 0
 	for _, t := range du.truth {
 		if t == Unknown {
@@ -467,10 +520,6 @@ func ScoreRun(eval []int, split *datasets.Split, pred *Predictions, truthOf func
 	if err != nil {
 		return nil, fmt.Errorf("D^u: %w", err)
 	}
-	test, err := scoreSubset(eval, split.Test, pred, truthOf)
-	if err != nil {
-		return nil, fmt.Errorf("test set: %w", err)
-	}
 	out, err := test.score(DeclaredAtThreshold(test.pred.UnknownScore, thr))
 	if err != nil {
 		return nil, fmt.Errorf("test set: %w", err)
@@ -478,16 +527,13 @@ func ScoreRun(eval []int, split *datasets.Split, pred *Predictions, truthOf func
 	for k, v := range duMetrics {
 		out[PrefixDU+k] = v
 	}
-	nDeclared := 0
+	p := &protocolScores{metrics: out}
 	for _, d := range declaredDU {
 		if d {
-			nDeclared++
+			p.declaredDU++
 		}
 	}
-	for k, v := range ChanceMetrics(test.truth, MajorityClass(split.LabelledY), len(split.Unlabelled), nDeclared) {
-		out[PrefixChance+k] = v
-	}
-	return out, nil
+	return p, nil
 }
 
 // scored is one scored set: its truth and the predictions of its graphs.

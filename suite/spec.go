@@ -144,6 +144,13 @@ type Result struct {
 	// Embeddings are the test set's rows of Predictions.Embeddings, nil
 	// if the method handed over none.
 	Embeddings *Embeddings
+	// Scorers are the post-hoc scorers applied (Runner.Scorers), with
+	// their parameters; their metrics are in Metrics under
+	// ScorerMetric(label, ·).
+	Scorers []ScorerRecord
+	// Outputs are what the scorers read, kept for rescoring
+	// (Runner.KeepOutputs); nil when not kept or the method has none.
+	Outputs *Outputs
 }
 
 // Embeddings are a run's final graph embeddings of its held-out test set

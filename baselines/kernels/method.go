@@ -147,7 +147,25 @@ func FitKernel(ctx context.Context, task *suite.Task, k *FeatureKernel, cache *F
 		pred.Class[i] = c
 		pred.UnknownScore[i] = -d
 	}
+	// The one-vs-rest decision values are the kernel rows' logits for the
+	// post-hoc scorers; they have no embedding.
+	pred.Logits = decisionRows(model, eval)
+	pred.LabelledLogits = decisionRows(model, train)
 	return pred, nil
+}
+
+// decisionRows is model's decision values of every row, [len(rows)][C],
+// rounded to float32 like a GNN's logits.
+func decisionRows(model *OneVsRest, rows []SparseVector) [][]float32 {
+	out := make([][]float32, len(rows))
+	for i, x := range rows {
+		d := model.Decisions(x)
+		out[i] = make([]float32, len(d))
+		for c, v := range d {
+			out[i][c] = float32(v)
+		}
+	}
+	return out
 }
 
 // maxIterations bounds the "iterations" hyper-parameter: past a few dozen

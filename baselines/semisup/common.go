@@ -485,13 +485,19 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 // predictMaxSoftmax predicts task.Eval with n.predict (outputs: logits,
 // readout) and the final weights: class = argmax, unknown score = 1 − max
 // softmax from the logits (gnn.MaxSoftmax); the embeddings are n.predict's
-// second output (the readout the head reads).
+// second output (the readout the head reads). Logits and embeddings of
+// task.Eval and task.Labelled are handed over for the post-hoc scorers.
 func (n *net) predictMaxSoftmax(ctx context.Context) (*suite.Predictions, error) {
 	logits, emb, err := n.predictions(ctx, n.predict, n.task.Eval)
 	if err != nil {
 		return nil, err
 	}
 	p := gnn.MaxSoftmaxPredictions(logits)
-	p.Embeddings = emb
+	p.Embeddings, p.Logits = emb, logits
+	// D^l in a pass of its own: Eval's batches stay those of a run
+	// without it.
+	if p.LabelledLogits, p.LabelledEmbeddings, err = n.predictions(ctx, n.predict, n.task.Labelled); err != nil {
+		return nil, err
+	}
 	return p, nil
 }

@@ -10,6 +10,9 @@
 //	bench curves   print per-epoch curves, mean±std over seeds
 //	bench plot     draw figures to SVG/PNG/PDF: per-epoch curves; t-SNE of
 //	               the test graphs' embeddings (the paper's Figure 6)
+//	bench rescore  apply post-hoc unknown scorers (msp, energy, knn, …) to
+//	               stored runs without retraining
+//	bench scorers  list the post-hoc unknown scorers
 //	bench compare  compare two selections of runs, with significance tests
 //	bench check    CI gate against a committed baseline (exit 0/1/2/3)
 //	bench export   every selected run as JSON or CSV, for pandas or a notebook
@@ -63,6 +66,8 @@ var commands = []command{
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
 	{"plot", "draw figures: plot curves|tsne --out FILE.svg|.png (per-epoch curves; t-SNE of test embeddings, Figure 6)", runPlot},
+	{"rescore", "apply post-hoc unknown scorers to stored runs' outputs, without retraining", runRescore},
+	{"scorers", "list the post-hoc unknown scorers and their parameters", runScorers},
 	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
 	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},

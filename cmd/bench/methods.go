@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/ugbench/ugbench/suite"
+	"github.com/ugbench/ugbench/suite/scorers"
 )
 
 func runMethods(args []string, stdout io.Writer) error {
@@ -20,4 +24,29 @@ func runMethods(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\n    %s\n    defaults: %s\n", name, m.Doc(), m.Defaults().Summary())
 	}
 	return nil
+}
+
+func runScorers(args []string, stdout io.Writer) error {
+	fs := newFlags("scorers", "scorers")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n    the method's own unknown score (metrics unprefixed)\n", suite.NativeScore)
+	for _, name := range scorers.Names() {
+		fmt.Fprintf(stdout, "%s\n    %s\n    defaults: %s\n", name, scorers.Doc(name), paramSummary(scorers.Defaults(name)))
+	}
+	fmt.Fprintf(stdout, "\nbench grid and bench rescore apply by default: %s\n", strings.Join(suite.DefaultScorers, ","))
+	return nil
+}
+
+// paramSummary is "k=v k=v" in key order, "(none)" for none.
+func paramSummary(p map[string]float64) string {
+	if len(p) == 0 {
+		return "(none)"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		parts = append(parts, fmt.Sprintf("%s=%g", k, p[k]))
+	}
+	return strings.Join(parts, " ")
 }

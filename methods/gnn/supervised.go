@@ -356,8 +356,9 @@ func EpochsFor(steps, n, batchSize int) int {
 // FitSupervised trains a classifier on task's labelled graphs for cfg.Steps
 // optimizer steps, logging per epoch (pass over D^l) the mean loss and the
 // epoch's steps (curve "steps", as UGNN logs it), and predicts task.Eval with the maximum-softmax unknown
-// score; the predictions carry the readout embeddings the head reads
-// (Predictions.Embeddings, EmbeddingDim() wide). It saves its state after
+// score; the predictions carry the logits and the readout embeddings the
+// head reads (Predictions.Embeddings, EmbeddingDim() wide) of task.Eval
+// and of task.Labelled, for the post-hoc scorers. It saves its state after
 // an epoch when task.Resume says a save is due (RunState), and an
 // interrupted run continues from the last save.
 func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) (*suite.Predictions, error) {
@@ -401,6 +402,11 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 		return nil, err
 	}
 	p := MaxSoftmaxPredictions(logits)
-	p.Embeddings = emb
+	p.Embeddings, p.Logits = emb, logits
+	// D^l in a pass of its own, so that the Eval graphs' batches (and
+	// their floating-point results) are those of a run without it.
+	if p.LabelledLogits, p.LabelledEmbeddings, err = c.Predict(ctx, task.Labelled); err != nil {
+		return nil, err
+	}
 	return p, nil
 }

@@ -774,7 +774,9 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 // so that ood_auroc_msp and ood_auroc_subgraph compare all variants.
 // Embeddings are Φ's readout of the whole graph, L2-normalised: the space
 // of UGNN's prototypes and contrastive loss (the classifier ψ reads the
-// same readout before normalisation).
+// same readout before normalisation). Logits (ψ on the whole graph) and
+// embeddings of task.Eval and task.Labelled are handed over for the
+// post-hoc scorers.
 func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	eval := r.task.Eval
 	views := make([]view, len(eval))
@@ -802,6 +804,14 @@ func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {
 	}
 	for i := range eval {
 		p.Class[i], _ = gnn.MaxSoftmax(logits[i])
+	}
+	p.Logits = logits
+	lab := make([]view, len(r.task.Labelled))
+	for i, g := range r.task.Labelled {
+		lab[i] = r.wholeView(g)
+	}
+	if p.LabelledLogits, p.LabelledEmbeddings, err = r.predictViews(ctx, lab); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
