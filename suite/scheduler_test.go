@@ -302,10 +302,15 @@ func (o *fakeObserver) started() map[string]bool {
 
 var allMetrics = []string{suite.MetricAccuracy, suite.MetricOODF1, suite.MetricUnknownAcc, suite.MetricKnownAcc, suite.MetricOODAUROC, suite.MetricClosedAcc}
 
+// openSetMetrics are the open-set metrics of docs/protocol.md §4.2, stored
+// for the test set and D^u but not as chance figures.
+var openSetMetrics = []string{suite.MetricAUPRIn, suite.MetricAUPROut, suite.MetricFPR95, suite.MetricOSCR, suite.MetricHScore}
+
 // numMetrics is what a run of a fake stores: the test set's scores and
 // declared_ratio, the same on D^u (du_) and as chance figures (chance_),
-// and the epoch time (every fake logs epochs).
-var numMetrics = 3*(len(allMetrics)+1) + 1
+// the open-set metrics of the test set and D^u, and the epoch time (every
+// fake logs epochs).
+var numMetrics = 3*(len(allMetrics)+1) + 2*len(openSetMetrics) + 1
 
 func TestSchedulerRunsGrid(t *testing.T) {
 	e := newEnv(t)

@@ -106,6 +106,9 @@ func checkPredictions(truth []int, pred *Predictions) error {
 //   - closed_acc: fraction of known-class graphs whose predicted class is
 //     right, ignoring what was declared unknown (the classifier alone).
 //   - declared_ratio: graphs declared unknown ÷ unknown-class graphs.
+//   - the open-set metrics (docs/protocol.md §4.2): aupr_in, aupr_out,
+//     fpr95 and oscr of UnknownScore (threshold-free), h_score of
+//     known_acc and unknown_acc.
 //
 // Metrics that are undefined (no unknown-class or no known-class graphs)
 // are left out. It returns an error if lengths differ or a score is NaN.
@@ -157,6 +160,19 @@ func ScoreDeclared(truth []int, pred *Predictions, declared []bool) (map[string]
 		if v, ok, _ := OODAUROC(truth, pred.UnknownScore); ok {
 			m[MetricOODAUROC] = v
 		}
+		if numKnown > 0 {
+			m[MetricHScore] = HScore(m[MetricKnownAcc], recall)
+		}
+	}
+	for name, f := range map[string]func([]int, []float64) (float64, bool){
+		MetricAUPRIn: AUPRIn, MetricAUPROut: AUPROut, MetricFPR95: FPRAt95TPR,
+	} {
+		if v, ok := f(truth, pred.UnknownScore); ok {
+			m[name] = v
+		}
+	}
+	if v, ok := OSCR(truth, pred.Class, pred.UnknownScore); ok {
+		m[MetricOSCR] = v
 	}
 	return m, nil
 }
