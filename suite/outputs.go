@@ -176,6 +176,15 @@ type ScorerRecord struct {
 	Error  string
 }
 
+// noInputs starts the Error of a scorer whose inputs the method does not
+// hand over (ScorerRecord.Unavailable).
+const noInputs = "the method hands over no"
+
+// Unavailable reports whether the scorer could not run because the
+// method hands over none of its inputs (e.g. knn on a kernel row): an
+// expected gap, not a failure.
+func (r ScorerRecord) Unavailable() bool { return strings.HasPrefix(r.Error, noInputs) }
+
 // ScoreOutputs applies each scorer to o under docs/protocol.md §3–4: fit
 // on D^l's outputs and labels only, score every evaluation graph, declare
 // the ⌈α·K_u⌉ highest on D^u unknown and transfer that threshold to the
@@ -249,10 +258,10 @@ func ScoreNative(o *Outputs, alpha float64) (map[string]float64, error) {
 func scoreWith(o *Outputs, sc scorers.Scorer) ([]float64, error) {
 	needLogits, needEmb := sc.Needs()
 	if needLogits && o.Logits == nil {
-		return nil, fmt.Errorf("the method hands over no logits")
+		return nil, fmt.Errorf("%s logits", noInputs)
 	}
 	if needEmb && o.Embeddings == nil {
-		return nil, fmt.Errorf("the method hands over no embeddings")
+		return nil, fmt.Errorf("%s embeddings", noInputs)
 	}
 	if err := sc.Fit(scorers.Outputs{Logits: o.LabelledLogits, Embeddings: o.LabelledEmbeddings}, o.LabelledLabels, o.NumKnown); err != nil {
 		return nil, fmt.Errorf("fit: %w", err)

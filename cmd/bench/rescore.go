@@ -71,7 +71,7 @@ func runRescore(args []string, stdout io.Writer) error {
 			return fmt.Errorf("run %d (%s): %w", r.ID, r.Spec, err)
 		}
 		for _, rec := range recs {
-			if rec.Error != "" {
+			if rec.Error != "" && !rec.Unavailable() {
 				fmt.Fprintf(os.Stderr, "run %d (%s): scorer %s: %s\n", r.ID, r.Spec, rec.Label, rec.Error)
 			}
 		}
