@@ -210,6 +210,7 @@ func ScoreOutputs(o *Outputs, list []scorers.Scorer, alpha float64) (map[string]
 	out := map[string]float64{}
 	var recs []ScorerRecord
 	for _, sc := range list {
+		sc = sc.New() // list may serve concurrent runs; Fit changes a scorer
 		rec := ScorerRecord{Label: sc.Label(), Name: sc.Name(), Params: sc.Params()}
 		scores, err := scoreWith(o, sc)
 		if err != nil {

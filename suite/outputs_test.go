@@ -10,7 +10,8 @@ import (
 )
 
 // recorder is a scorer that scores each graph by its first logit and
-// records what Fit and Score saw.
+// records what Fit and Score saw. New returns the recorder itself, so a
+// test reads what the copy ScoreOutputs fitted saw.
 type recorder struct {
 	fitLogits [][]float32
 	fitLabels []int
@@ -21,6 +22,7 @@ func (r *recorder) Name() string               { return "first" }
 func (r *recorder) Label() string              { return "first" }
 func (r *recorder) Params() map[string]float64 { return map[string]float64{"p": 1} }
 func (r *recorder) Needs() (bool, bool)        { return true, false }
+func (r *recorder) New() scorers.Scorer        { return r }
 func (r *recorder) Fit(l scorers.Outputs, labels []int, _ int) error {
 	r.fitLogits, r.fitLabels = l.Logits, labels
 	return nil
@@ -37,8 +39,9 @@ func (r *recorder) Score(e scorers.Outputs) ([]float64, error) {
 // needsEmb is a scorer that reads embeddings.
 type needsEmb struct{ recorder }
 
-func (needsEmb) Label() string       { return "emb" }
-func (needsEmb) Needs() (bool, bool) { return false, true }
+func (needsEmb) Label() string          { return "emb" }
+func (needsEmb) Needs() (bool, bool)    { return false, true }
+func (n *needsEmb) New() scorers.Scorer { return n }
 
 func handOutputs() *Outputs {
 	// Eval graphs 1..6: D^u = 1, 2, 3 (2 unknown: K_u = 1 of them? see

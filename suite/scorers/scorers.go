@@ -38,6 +38,10 @@ type Scorer interface {
 	// is an error to call it before Fit or with widths other than Fit's.
 	// It does not change the scorer: fitted, it may score concurrently.
 	Score(eval Outputs) ([]float64, error)
+	// New returns an unfitted scorer of the same name and parameters: one
+	// parsed list serves concurrent runs, each fitting its own copy (Fit
+	// changes the scorer).
+	New() Scorer
 }
 
 // Model is the computation of one scorer, built by Def.New. Its methods
@@ -232,6 +236,9 @@ func (s *scorer) Name() string                     { return s.def.Name }
 func (s *scorer) Label() string                    { return s.label }
 func (s *scorer) Params() map[string]float64       { return maps.Clone(s.params) }
 func (s *scorer) Needs() (logits, embeddings bool) { return s.def.Logits, s.def.Embeddings }
+func (s *scorer) New() Scorer {
+	return &scorer{def: s.def, params: maps.Clone(s.params), model: s.def.New(maps.Clone(s.params)), label: s.label}
+}
 
 func (s *scorer) Fit(labelled Outputs, labels []int, numKnown int) error {
 	s.fitted = false

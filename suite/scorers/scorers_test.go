@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ugbench/ugbench/suite/scorers"
@@ -287,5 +288,43 @@ func TestShapeErrors(t *testing.T) {
 	}
 	if _, err := s.Score(ok); err == nil {
 		t.Error("Score after a failed Fit succeeded")
+	}
+}
+
+// TestNewIsIndependent: New gives an unfitted copy with the same label
+// and parameters, and fitting it leaves the original as it was; copies
+// fit and score concurrently (run with -race).
+func TestNewIsIndependent(t *testing.T) {
+	orig, err := scorers.Parse("knn:k=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank := scorers.Outputs{Embeddings: [][]float32{{1, 0}, {0, 1}, {1, 1}}}
+	eval := scorers.Outputs{Embeddings: [][]float32{{1, 0}, {0, 2}}}
+	var wg sync.WaitGroup
+	scores := make([][]float64, 4)
+	for i := range scores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := orig.New()
+			if c.Label() != "knn_k2" || c.Params()["k"] != 2 {
+				t.Errorf("copy %s %v", c.Label(), c.Params())
+			}
+			if err := c.Fit(bank, []int{0, 1, 0}, 2); err != nil {
+				t.Error(err)
+				return
+			}
+			scores[i], _ = c.Score(eval)
+		}()
+	}
+	wg.Wait()
+	for i := range scores {
+		if !slices.Equal(scores[i], scores[0]) || len(scores[i]) != 2 {
+			t.Errorf("copy %d scored %v, copy 0 %v", i, scores[i], scores[0])
+		}
+	}
+	if _, err := orig.Score(eval); err == nil {
+		t.Errorf("the original scored although only its copies were fitted")
 	}
 }
