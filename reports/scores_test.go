@@ -203,3 +203,36 @@ func slicesIndex[T any](xs []T, f func(T) bool) int {
 	}
 	return -1
 }
+
+// TestResultsScores: the results document of scored runs is the document
+// of the same runs without scores plus the "Unknown scores" section,
+// between the OOD AUROC and the wall time.
+func TestResultsScores(t *testing.T) {
+	doc := func(rs []runs.Run) string {
+		var buf bytes.Buffer
+		if err := Results(&buf, rs, Options{}, "bench report results --db runs.db", nil); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	plain, scored := doc(fixtureRuns()), doc(scoredFixtureRuns())
+	if strings.Contains(plain, "Unknown scores") {
+		t.Error("a document of unscored runs has an Unknown scores section")
+	}
+	start := strings.Index(scored, "## Unknown scores\n")
+	end := strings.Index(scored, "## Wall time per run")
+	if start < 0 || end < start || !strings.Contains(scored[:start], "## OOD AUROC") {
+		t.Fatalf("no Unknown scores section between OOD AUROC and the wall time:\n%s", scored)
+	}
+	section := scored[start:end]
+	if rest := scored[:start] + scored[end:]; rest != plain {
+		t.Errorf("the rest of the document differs from the unscored runs' document:\n%s", rest)
+	}
+	golden(t, "results_scores.md.golden", []byte(section))
+	for _, want := range []string{"### accuracy", "### ood_auroc", "(knn, mahalanobis, msp)",
+		"The paper's UGNN (its own score): COIL-DEL low 0.594±0.021"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("section lacks %q", want)
+		}
+	}
+}
