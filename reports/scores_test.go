@@ -236,3 +236,43 @@ func TestResultsScores(t *testing.T) {
 		}
 	}
 }
+
+// TestSensitivityScore: the sensitivity table reads the score too.
+func TestSensitivityScore(t *testing.T) {
+	rs := sensitivityRuns()
+	for i := range rs {
+		if v, ok := rs[i].Metrics[suite.MetricAccuracy]; ok {
+			rs[i].Metrics["knn:accuracy"] = v + 0.1
+		}
+	}
+	native, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	knn, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{Score: "knn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if knn.Title != native.Title+" (unknown score: knn)" || len(knn.Rows) != len(native.Rows) {
+		t.Fatalf("title %q, %d rows; native %q, %d rows", knn.Title, len(knn.Rows), native.Title, len(native.Rows))
+	}
+	n := 0
+	for i := range knn.Rows {
+		for j := range knn.Columns {
+			a, b := native.Cells[i][j], knn.Cells[i][j]
+			if (a == nil) != (b == nil) {
+				t.Fatalf("cell %d,%d: native %v, knn %v", i, j, a, b)
+			}
+			if a == nil || knn.Rows[i].Reference {
+				continue
+			}
+			n++
+			if b.Metric != "knn:accuracy" || math.Abs(b.Mean-a.Mean-0.1) > 1e-9 {
+				t.Errorf("cell %d,%d: %s %.4f, want knn:accuracy %.4f", i, j, b.Metric, b.Mean, a.Mean+0.1)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no cell compared")
+	}
+}
