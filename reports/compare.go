@@ -57,6 +57,12 @@ type CompareOptions struct {
 	// whose sides do not share their repetitions falls back to TestU
 	// with a warning.
 	Test string
+	// OldScore and NewScore are the unknown scores the sides read (Side.Score;
+	// "" = NativeScore): each side aggregates ScoredMetric(its score, m)
+	// for every compared metric m. When both sides hold the same runs, a
+	// cell's seeds are the same runs on both sides, so the test pairs
+	// them run by run.
+	OldScore, NewScore string
 }
 
 // Comparison is one cell of one metric, old against new.
@@ -116,8 +122,8 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 	var out []Comparison
 	perMetric := map[string][]Warning{}
 	for _, m := range metrics {
-		oldCells, ow := Aggregate(oldRuns, m)
-		newCells, nw := Aggregate(newRuns, m)
+		oldCells, ow := Aggregate(oldRuns, ScoredMetric(opts.OldScore, m))
+		newCells, nw := Aggregate(newRuns, ScoredMetric(opts.NewScore, m))
 		perMetric[m] = append(prefixWarnings("old", ow), prefixWarnings("new", nw)...)
 		keys := map[Key]bool{}
 		for k := range oldCells {

@@ -146,12 +146,15 @@ func TestParseSideAndAlign(t *testing.T) {
 		{"tau=", "error"},
 		{"tau=1,tau=2", "error"},
 		{"", "error"},
+		{"method=sage-topk,score=knn_k10", "method=sage-topk score=knn_k10"},
+		{"score=native", "score=native"},
+		{"score=KNN", "error"},
 	} {
 		s, err := ParseSide(c.arg)
 		got := "error"
 		if err == nil {
 			var parts []string
-			for _, kv := range [][2]string{{"db", s.DB}, {"commit", s.Commit}, {"method", s.Method}, {"alpha", s.Alpha}, {"tau", s.Params["tau"]}} {
+			for _, kv := range [][2]string{{"db", s.DB}, {"commit", s.Commit}, {"method", s.Method}, {"alpha", s.Alpha}, {"tau", s.Params["tau"]}, {"score", s.Score}} {
 				if kv[1] != "" {
 					parts = append(parts, kv[0]+"="+kv[1])
 				}
@@ -228,5 +231,57 @@ func TestCompareGolden(t *testing.T) {
 			}
 		}
 		golden(t, "compare."+ext[format]+".golden", buf.Bytes())
+	}
+}
+
+// TestCompareScores: two sides of the same runs that differ in score
+// compare the scores run by run: a paired test on the per-run
+// differences knn − native.
+func TestCompareScores(t *testing.T) {
+	rs := scoredFixtureRuns()
+	old, err := ParseSide("method=gin-topk,score=native")
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := ParseSide("method=gin-topk,score=knn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Score != NativeScore || new.Score != "knn" {
+		t.Fatalf("scores %q, %q", old.Score, new.Score)
+	}
+	o, n := AlignSides(old, new, old.Select(rs), new.Select(rs))
+	cs, warns, err := Compare(o, n, CompareOptions{Metrics: []string{suite.MetricAccuracy, suite.MetricOODAUROC}, OldScore: old.Score, NewScore: new.Score})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 8 {
+		t.Fatalf("%d comparisons, want 2 metrics × 4 cells", len(cs))
+	}
+	for _, c := range cs {
+		if c.Key.Method != "gin-topk" || c.Test != TestPaired || c.Old.Metric != c.Metric || c.New.Metric != "knn:"+c.Metric {
+			t.Errorf("%s %v: test %s, metrics %s / %s; want paired, %s / knn:%s", c.Metric, c.Key, c.Test, c.Old.Metric, c.New.Metric, c.Metric, c.Metric)
+			continue
+		}
+		// The fixture's knn is native + 0.02 + 0.01·seed on every run.
+		for i, s := range c.Old.Seeds {
+			if c.New.Seeds[i] != s || math.Abs(c.New.Values[i]-c.Old.Values[i]-(0.02+0.01*float64(s))) > 1e-12 {
+				t.Errorf("%s %v seed %d: %v − %v, want a difference of %.2f", c.Metric, c.Key, s, c.New.Values[i], c.Old.Values[i], 0.02+0.01*float64(s))
+			}
+		}
+		if c.Key.Dataset == "COIL-DEL" && c.Key.Ratio == "low" {
+			continue // seeds 0, 1 (seed 2 failed)
+		}
+		// Differences 0.02, 0.03, 0.04: t = 0.03/(0.01/√3) on 2 degrees of
+		// freedom, two-sided p = 1 − t/√(2+t²).
+		tt := 0.03 / (0.01 / math.Sqrt(3))
+		if want := 1 - tt/math.Sqrt(2+tt*tt); math.Abs(c.P-want) > 1e-6 || c.Verdict != TooFewSeeds || math.Abs(c.Delta-0.03) > 1e-12 {
+			t.Errorf("%s %v: p %.6f, delta %.4f, verdict %v; want p %.6f, delta 0.03, too few seeds", c.Metric, c.Key, c.P, c.Delta, c.Verdict, want)
+		}
+	}
+	for _, w := range warns {
+		if !strings.Contains(w.Text, "seed 2 failed") {
+			t.Errorf("unexpected warning %s", w)
+		}
 	}
 }

@@ -96,3 +96,40 @@ func fixtureRuns() []runs.Run {
 	}
 	return rs
 }
+
+// scoredFixtureRuns is fixtureRuns with post-hoc unknown scores (issue 28)
+// stored on some runs as "label:metric", every other metric unchanged:
+//   - gin-topk and ugnn, every finished run: msp (below native) and knn
+//     (above native for gin-topk, below for ugnn; its spread grows with
+//     the seed, so that the paired and unpaired tests differ);
+//   - ugnn on COIL-DEL also mahalanobis, the best score of its rows there;
+//   - ugnn/MNIST/low seed 2 lacks knn (a run not rescored).
+func scoredFixtureRuns() []runs.Run {
+	rs := fixtureRuns()
+	for i := range rs {
+		r := &rs[i]
+		if r.Metrics == nil || (r.Spec.Method != "gin-topk" && r.Spec.Method != "ugnn") {
+			continue
+		}
+		native := map[string]float64{}
+		for k, v := range r.Metrics {
+			native[k] = v
+		}
+		shift := map[string]float64{"msp": -0.03, "knn": 0.02 + 0.01*float64(r.Spec.Seed)}
+		if r.Spec.Method == "ugnn" {
+			shift["knn"] = -0.01 - 0.005*float64(r.Spec.Seed)
+			if r.Spec.Dataset == "COIL-DEL" {
+				shift["mahalanobis"] = 0.05
+			}
+			if r.Spec.Dataset == "MNIST" && r.Spec.RatioName == "low" && r.Spec.Seed == 2 {
+				delete(shift, "knn")
+			}
+		}
+		for score, d := range shift {
+			for k, v := range native {
+				r.Metrics[score+":"+k] = v + d
+			}
+		}
+	}
+	return rs
+}

@@ -25,8 +25,12 @@ const RunSecondsMetric = "run_seconds"
 // our test-set values and the chance row, each followed by the paper's
 // values in the same layout, then the closed-set accuracy, the OOD AUROC
 // and the wall time per run. opts selects and names rows as for the
-// tables (Chance is always on). command is the command line to print as
-// the document's source.
+// tables (Chance is always on). When some run stores a post-hoc unknown
+// score (issue 28: LABEL:METRIC metrics), a section "Unknown scores"
+// follows the OOD AUROC: ScorersTable's rows × scores tables of accuracy
+// and ood_auroc, with the paper's UGNN accuracy beside them; without
+// such runs the document is as before. command is the command line to
+// print as the document's source.
 //
 // sens, optional, are the runs of sensitivity grids (kept apart from rs,
 // whose tables aggregate one configuration per cell): for every method of
@@ -68,7 +72,12 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell.",
 			MetricTable(withMetric(done, suite.EpochSecondsMetric+"_"+phase), suite.EpochSecondsMetric+"_"+phase, opts)})
 	}
-	for _, s := range sections {
+	for i, s := range sections {
+		if i == scoresAfter {
+			if err := writeScores(bw, done, opts); err != nil {
+				return err
+			}
+		}
 		if len(s.table.Rows) == 0 || len(s.table.Columns) == 0 {
 			continue
 		}
@@ -93,6 +102,64 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		return err
 	}
 	return bw.Flush()
+}
+
+// scoresAfter is the index in Results' sections before which the
+// "Unknown scores" section goes: after the OOD AUROC.
+const scoresAfter = 5
+
+// writeScores writes the "Unknown scores" section of Results, nothing when
+// no run of done stores a post-hoc score.
+func writeScores(w *bufio.Writer, done []runs.Run, opts Options) error {
+	scores := Scorers(done)
+	if len(scores) < 2 {
+		return nil
+	}
+	fmt.Fprintf(w, "## Unknown scores\n\n")
+	fmt.Fprintf(w, "Each row's classifier under every unknown score of its runs: native is the method's own, the others (%s) are post-hoc scorers fitted on D^l, put through the same threshold rule (⌈αK_u⌉ highest on D^u). Columns are dataset-ratio × score; the best score of each row and column group is in bold.\n\n",
+		strings.Join(scores[1:], ", "))
+	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODAUROC} {
+		t := ScorersTable(done, m, opts)
+		if len(t.Rows) == 0 || len(t.Columns) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "### %s\n\n", m)
+		t.Title, t.Caption = "", ""
+		if err := renderMarkdown(w, t); err != nil {
+			return err
+		}
+		if line := paperUGNNLine(t); line != "" {
+			fmt.Fprintf(w, "\n%s\n", line)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// paperUGNNLine is the paper's UGNN value of each column group of a
+// ScorersTable (its own score), or "" when the paper has none.
+func paperUGNNLine(t *Table) string {
+	var parts []string
+	seen := map[column]bool{}
+	for _, c := range t.Columns {
+		col := column{c.Dataset, c.Ratio}
+		if seen[col] {
+			continue
+		}
+		seen[col] = true
+		_, metric := SplitScoredMetric(c.Metric)
+		if v, ok := PaperValueOf(metric, Key{"ugnn", c.Dataset, c.Ratio}); ok {
+			s := fmt.Sprintf("%s %s %.3f", c.Dataset, c.Ratio, v.Mean)
+			if v.Std >= 0 {
+				s += fmt.Sprintf("±%.3f", v.Std)
+			}
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return mdEscaper.Replace("The paper's UGNN (its own score): " + strings.Join(parts, ", ") + ".")
 }
 
 // withMetric is the runs of rs that store metric.

@@ -30,13 +30,20 @@ type Side struct {
 	// (compared as numbers when both parse as numbers, else as %v text);
 	// runs without KEY are dropped.
 	Params map[string]string
+	// Score is the unknown score the side reads ("" = NativeScore): it
+	// selects no runs but the metrics, "Score:metric" for a post-hoc
+	// scorer (ScoredMetric). Two sides that select the same runs and
+	// differ in Score compare two scores of the same runs, paired run by
+	// run (Compare).
+	Score string
 }
 
 // ParseSide parses a side of `bench compare`: a database file (an
 // argument without '='), or comma-separated terms KEY=VALUE where KEY is
 // db (a database file), commit (a git commit prefix), method, alpha (the
-// OOD multiplier), or any other name, a hyper-parameter (tau=0.2). Errors
-// name the argument and the term.
+// OOD multiplier), score (the unknown score: native or a post-hoc scorer's
+// label, e.g. score=knn), or any other name, a hyper-parameter (tau=0.2).
+// Errors name the argument and the term.
 func ParseSide(arg string) (Side, error) {
 	s := Side{Text: arg, Params: map[string]string{}}
 	if strings.TrimSpace(arg) == "" {
@@ -51,7 +58,7 @@ func ParseSide(arg string) (Side, error) {
 		k, v, ok := strings.Cut(term, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			return s, fmt.Errorf("side %q: term %q: want KEY=VALUE (db, commit, method, alpha or a hyper-parameter)", arg, term)
+			return s, fmt.Errorf("side %q: term %q: want KEY=VALUE (db, commit, method, alpha, score or a hyper-parameter)", arg, term)
 		}
 		if seen[k] {
 			return s, fmt.Errorf("side %q: %s given twice", arg, k)
@@ -69,6 +76,11 @@ func ParseSide(arg string) (Side, error) {
 				return s, fmt.Errorf("side %q: alpha=%s is not a number", arg, v)
 			}
 			s.Alpha = v
+		case "score":
+			if err := ValidScore(v); err != nil {
+				return s, fmt.Errorf("side %q: %w", arg, err)
+			}
+			s.Score = v
 		default:
 			s.Params[k] = v
 		}

@@ -44,6 +44,10 @@ type Table struct {
 	// columnConfigNotes). Render prints them below the table, before the
 	// warnings, in every format but CSV.
 	Notes []string
+	// BestPerRow makes IsBest compare a cell with the other cells of its
+	// row in the same (dataset, ratio) column group rather than with its
+	// column: the best unknown score of a method (ScorersTable).
+	BestPerRow bool
 }
 
 // Row is one table row: one method configuration.
@@ -105,6 +109,12 @@ type Options struct {
 	// on the same test set (suite.ChanceMetrics, stored with every run as
 	// chance_<metric>), mean ± std over the column's split seeds.
 	Chance bool
+	// Score is the unknown score the cells read (issue 28): NativeScore or
+	// "" for the methods' own (the unprefixed metrics), else a post-hoc
+	// scorer's label, whose metrics are stored as "label:metric"
+	// (ScoredMetric). The default title, caption and label say which
+	// score; the chance row is the same under every score.
+	Score string
 }
 
 // subMetric is one sub-column of every dataset × ratio column.
@@ -169,6 +179,16 @@ func MetricTable(rs []runs.Run, metric string, opts Options) *Table {
 
 // build lays out the cells of subs over the runs kept by opts.
 func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Table {
+	if suffix := scoreSuffix(opts.Score); suffix != "" {
+		def.title += suffix
+		def.caption += " Unknown score: " + opts.Score + "."
+		def.label += "_" + opts.Score
+		scored := make([]subMetric, len(subs))
+		for i, s := range subs {
+			scored[i] = subMetric{s.name, ScoredMetric(opts.Score, s.metric)}
+		}
+		subs = scored
+	}
 	t := &Table{
 		Title:   pick(opts.Title, def.title),
 		Caption: pick(opts.Caption, def.caption),
@@ -290,6 +310,9 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	}
 	sortWarnings(t.Warnings, methodOrder, datasetOrder)
 	t.Notes = columnConfigNotes(t, kept, labels)
+	if scoreSuffix(opts.Score) != "" {
+		t.quietUnscored(kept, opts.Score)
+	}
 	if opts.Chance {
 		t.addChanceRow(kept, ChanceRow, ChanceRow, true)
 	}
@@ -298,7 +321,8 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 
 // addChanceRow appends a chance row (Options.Chance) with the given key and
 // label, in a group of its own when newGroup (else in the last row's). A
-// column's value is the chance_<metric> of its runs, one value per
+// column's value is the chance_<metric> of its runs (the metric without
+// its score: chance figures are the same under every score), one value per
 // split seed (every run of a split shares it), mean ± sample std over
 // the split seeds; Seeds lists them. Columns without chance figures (runs
 // stored before protocol v2) stay empty, and so do columns whose runs of
@@ -306,13 +330,14 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) {
 	row := make([]*Cell, len(t.Columns))
 	for j, col := range t.Columns {
+		_, metric := SplitScoredMetric(col.Metric)
 		bySplit := map[int64]float64{}
 		mixed := false
 		for _, r := range kept {
 			if r.Status != runs.StatusFinished || r.Spec.Dataset != col.Dataset || r.Spec.RatioLabel() != col.Ratio {
 				continue
 			}
-			if v, ok := r.Metrics[suite.PrefixChance+col.Metric]; ok && !math.IsNaN(v) {
+			if v, ok := r.Metrics[suite.PrefixChance+metric]; ok && !math.IsNaN(v) {
 				if old, seen := bySplit[r.Spec.SplitSeed]; seen && math.Abs(old-v) > 1e-12 {
 					mixed = true
 				}
@@ -322,7 +347,7 @@ func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) 
 		if mixed {
 			// Runs of one split with different chance values were run
 			// under different protocols (α): no single chance value.
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: no %s for %s %s: its runs differ in the protocol (α)", label, col.Metric, col.Dataset, col.Ratio))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: no %s for %s %s: its runs differ in the protocol (α)", label, metric, col.Dataset, col.Ratio))
 			continue
 		}
 		if len(bySplit) == 0 {
@@ -334,7 +359,7 @@ func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) 
 			xs[i] = bySplit[s]
 		}
 		mean, std := MeanStd(xs)
-		row[j] = &Cell{Key: Key{key, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + col.Metric,
+		row[j] = &Cell{Key: Key{key, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + metric,
 			Mean: mean, Std: std, N: len(xs), Seeds: splits, Exact: len(xs) == 1}
 	}
 	if !slices.ContainsFunc(row, func(c *Cell) bool { return c != nil }) {
@@ -362,8 +387,12 @@ func (t *Table) rowHeader() string {
 // IsBest reports whether the cell at (row, col) has the column's best mean
 // as displayed (rounded to 3 decimals, so ties are all best): the highest,
 // or the lowest when LowerIsBetter(the column's metric). A column with fewer
-// than two values has no best.
+// than two values has no best. With BestPerRow, the cell competes with its
+// row's cells of the same (dataset, ratio) instead of its column's.
 func (t *Table) IsBest(row, col int) bool {
+	if t.BestPerRow {
+		return t.isBestInRow(row, col)
+	}
 	c := t.Cells[row][col]
 	if c == nil {
 		return false
@@ -386,15 +415,46 @@ func (t *Table) IsBest(row, col int) bool {
 	return n >= 2 && round3(c.Mean) == best
 }
 
+// isBestInRow is IsBest among the cells of row in col's (dataset, ratio)
+// group.
+func (t *Table) isBestInRow(row, col int) bool {
+	c := t.Cells[row][col]
+	if c == nil || t.Rows[row].Reference {
+		return false
+	}
+	better := math.Max
+	best := math.Inf(-1)
+	if LowerIsBetter(t.Columns[col].Metric) {
+		better, best = math.Min, math.Inf(1)
+	}
+	n := 0
+	for j, o := range t.Cells[row] {
+		if o != nil && t.Columns[j].Dataset == t.Columns[col].Dataset && t.Columns[j].Ratio == t.Columns[col].Ratio {
+			n++
+			best = better(best, round3(o.Mean))
+		}
+	}
+	return n >= 2 && round3(c.Mean) == best
+}
+
 // LowerIsBetter reports whether a lower value of metric is the better one,
 // so that tables bold the column's lowest mean: true for durations, the
 // metrics whose name ends in "_seconds" (suite.EpochSecondsMetric, wall
 // seconds per epoch) or contains "_seconds_" (its per-phase medians,
-// epoch_seconds_<phase>); false for the scores (accuracy, F1, AUROC, …),
-// where higher is better.
+// epoch_seconds_<phase>), and fpr95 (the fraction of unknown graphs
+// accepted at 95% known recall) under any score; false for the scores
+// (accuracy, F1, AUROC, …), where higher is better.
 func LowerIsBetter(metric string) bool {
+	if _, m := SplitScoredMetric(metric); m == MetricFPR95 {
+		return true
+	}
 	return strings.HasSuffix(metric, "_seconds") || strings.Contains(metric, "_seconds_")
 }
+
+// MetricFPR95 is the open-set metric of issue 28 where lower is better:
+// the fraction of unknown test graphs accepted as known when 95% of the
+// known ones are.
+const MetricFPR95 = "fpr95"
 
 // round3 rounds to the 3 decimals the tables show, exactly as displayed.
 func round3(x float64) float64 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -29,7 +30,10 @@ Judges the selected runs against a committed baseline, as asv continuous
 does: a cell regresses when its change reaches the metric's threshold AND
 the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 3 cannot judge (too few seeds, or a baseline cell without a current value).
---write-baseline writes FILE from the selected runs instead.`)
+--write-baseline writes FILE from the selected runs instead.
+--score LABEL (a post-hoc unknown score, e.g. knn) makes --metrics and
+--threshold name that score's LABEL:METRIC metrics; a baseline records
+the full names, so checking against it reads the same score back.`)
 	sel := addSelection(fs, "only runs of these statuses (default: all; only finished runs count)")
 	baseline := fs.String("baseline", "", "baseline JSON file (required)")
 	write := fs.Bool("write-baseline", false, "write --baseline from the selected runs instead of checking")
@@ -38,6 +42,7 @@ the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "with --write-baseline: the significance level to record")
 	test := fs.String("test", reports.TestAuto, "with --write-baseline: the test to record: auto, utest, paired")
 	format := fs.String("format", "text", "table format: text, md, latex, csv")
+	score := fs.String("score", reports.NativeScore, "the unknown score of --metrics and --threshold: native or a post-hoc scorer's label (msp, knn, …)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -57,7 +62,7 @@ the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 		if err != nil {
 			return fmt.Errorf("--threshold %q: %w", t, err)
 		}
-		over[m] = th
+		over[reports.ScoredMetric(*score, m)] = th
 	}
 	f, want, err := sel.parse()
 	if err != nil {
@@ -68,6 +73,11 @@ the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 		return err
 	}
 	store.Close()
+	if *score != reports.NativeScore {
+		if err := reports.CheckScore(rs, *score); err != nil {
+			return fmt.Errorf("--score: %w", err)
+		}
+	}
 
 	if *write {
 		switch *test {
@@ -78,9 +88,13 @@ the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 		if !(*alpha > 0 && *alpha < 1) {
 			return fmt.Errorf("--alpha %g: want 0 < alpha < 1", *alpha)
 		}
-		b, warns := reports.NewBaseline(rs, *metrics, over, *alpha, *test)
+		scored := make([]string, len(*metrics))
+		for i, m := range *metrics {
+			scored[i] = reports.ScoredMetric(*score, m)
+		}
+		b, warns := reports.NewBaseline(rs, scored, over, *alpha, *test)
 		if len(b.Cells) == 0 {
-			return fmt.Errorf("no finished run of the selection reports %s; nothing to write", strings.Join(*metrics, ", "))
+			return fmt.Errorf("no finished run of the selection reports %s; nothing to write", strings.Join(scored, ", "))
 		}
 		var buf bytes.Buffer
 		if err := b.WriteJSON(&buf); err != nil {
@@ -104,6 +118,12 @@ the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 	file.Close()
 	if err != nil {
 		return err
+	}
+	if *score != reports.NativeScore && !slices.ContainsFunc(b.Cells, func(c reports.BaselineCell) bool {
+		s, _ := reports.SplitScoredMetric(c.Metric)
+		return s == *score
+	}) {
+		return fmt.Errorf("--score %s: baseline %s records no metric of that score (write one with --write-baseline --score %s)", *score, *baseline, *score)
 	}
 	res, err := reports.Check(b, rs, over)
 	if err != nil {

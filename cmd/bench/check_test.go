@@ -160,3 +160,42 @@ func TestCompareCommits(t *testing.T) {
 		t.Errorf("empty side: error %v", err)
 	}
 }
+
+// TestCheckScore: --score knn makes --metrics and --threshold name knn's
+// metrics; the baseline records them, so checking reads them back.
+func TestCheckScore(t *testing.T) {
+	db := scoredDB(t)
+	baseline := filepath.Join(t.TempDir(), "knn.json")
+	var out bytes.Buffer
+	if err := runCheck([]string{"--db", db, "--methods", "sage-topk", "--baseline", baseline, "--write-baseline", "--score", "knn",
+		"--metrics", "accuracy,ood_auroc", "--threshold", "accuracy=-0.05"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"knn:accuracy": "-0.05"`, `"knn:ood_auroc": "-0.02"`, `"metric": "knn:accuracy"`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("baseline lacks %s:\n%s", want, b)
+		}
+	}
+	if bytes.Contains(b, []byte(`"metric": "accuracy"`)) {
+		t.Errorf("baseline --score knn records native accuracy:\n%s", b)
+	}
+	out.Reset()
+	if err := runCheck([]string{"--db", db, "--methods", "sage-topk", "--baseline", baseline}, &out); err != nil {
+		t.Fatalf("check against its own runs: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "knn:accuracy") || !strings.Contains(out.String(), "check: PASS (4 cells)") {
+		t.Errorf("check output:\n%s", out.String())
+	}
+	err = runCheck([]string{"--db", db, "--baseline", baseline, "--score", "msp"}, &out)
+	if want := "--score msp: baseline " + baseline + " records no metric of that score"; exitCode(err) != 2 || !strings.Contains(err.Error(), want) {
+		t.Errorf("check --score msp against a knn baseline: %v, want %q (exit 2)", err, want)
+	}
+	err = runCheck([]string{"--db", db, "--baseline", baseline, "--score", "energy"}, &out)
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "scores present: native, knn, msp") {
+		t.Errorf("check --score energy: %v", err)
+	}
+}

@@ -12,12 +12,17 @@ func runCompare(args []string, stdout io.Writer) error {
 	fs := newFlags("compare", `compare [flags] OLD NEW
 
 OLD and NEW each select runs: a database file, or comma-separated terms
-db=FILE, commit=PREFIX, method=NAME, alpha=VALUE or PARAM=VALUE (a
-hyper-parameter), e.g.
+db=FILE, commit=PREFIX, method=NAME, alpha=VALUE, score=LABEL or
+PARAM=VALUE (a hyper-parameter), e.g.
   bench compare old.db new.db
   bench compare --db runs.db commit=1a2b3c commit=4d5e6f
   bench compare --db runs.db method=gin-topk method=ugnn
   bench compare --db runs.db --methods ugnn tau=0.1 tau=0.2
+  bench compare --db runs.db method=sage-topk,score=native method=sage-topk,score=knn
+score=LABEL reads the metrics of an unknown score (native: the method's
+own, the default; a post-hoc scorer's label such as msp or knn: its
+LABEL:METRIC metrics); two sides of the same runs that differ in score
+pair run by run.
 The selection flags below apply to both sides. Per cell (method × dataset ×
 ratio) it prints old and new mean±std, the change and the p-value of a
 Mann-Whitney U test, or of a paired t-test when both sides have the same
@@ -58,9 +63,15 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 		if len(sideRuns[i]) == 0 {
 			return fmt.Errorf("side %q selects no run of %s; check it against bench runs --db %s", sides[i].Text, db, db)
 		}
+		if sides[i].Score != "" {
+			if err := reports.CheckScore(sideRuns[i], sides[i].Score); err != nil {
+				return fmt.Errorf("side %q: %w", sides[i].Text, err)
+			}
+		}
 	}
 	old, new := reports.AlignSides(sides[0], sides[1], sideRuns[0], sideRuns[1])
-	cs, warns, err := reports.Compare(old, new, reports.CompareOptions{Metrics: *metrics, Alpha: *alpha, Test: *test})
+	cs, warns, err := reports.Compare(old, new, reports.CompareOptions{Metrics: *metrics, Alpha: *alpha, Test: *test,
+		OldScore: sides[0].Score, NewScore: sides[1].Score})
 	if err != nil {
 		return err
 	}

@@ -8,19 +8,22 @@ import (
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
 )
 
 func runReport(args []string, stdout io.Writer) error {
-	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|results|sensitivity PARAM [flags]")
+	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|scorers|results|sensitivity PARAM [flags]")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
 	dsets := fs.StringSlice("datasets", nil, "only these datasets (default: all in the database)")
+	ratios := fs.StringSlice("ratios", nil, "only these labelled ratios: low, high, or a number (default: all in the database)")
+	score := fs.String("score", reports.NativeScore, "the unknown score the cells read: native (the method's own) or a post-hoc scorer's label (msp, knn, …), whose metrics are stored as LABEL:METRIC; not for scorers or results")
 	names := fs.String("names", "registry", "row names: registry (gin-topk) or paper (GIN)")
 	standalone := fs.Bool("standalone", false, "with --format latex: a complete document for pdflatex")
 	chance := fs.Bool("chance", true, "add the chance row: a random unknown score under the same threshold rule and a majority-class prediction, on the same test sets")
 	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
-	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter")
+	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter; scorers: the metric of the cells (default there ood_auroc)")
 	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
 	sensDBs := fs.StringSlice("sensitivity-db", nil, "results: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
 	if err := fs.Parse(args); err != nil {
@@ -28,7 +31,7 @@ func runReport(args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, results (the results document) or sensitivity PARAM")
+		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, scorers (rows × unknown scores), results (the results document) or sensitivity PARAM")
 	}
 	if *plotFile != "" && fs.Arg(0) != "sensitivity" {
 		return fmt.Errorf("--plot: only with report sensitivity")
@@ -44,7 +47,7 @@ func runReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets})
+	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios})
 	if err != nil {
 		return err
 	}
@@ -54,6 +57,16 @@ func runReport(args []string, stdout io.Writer) error {
 	}
 	rs = reports.SelectParams(rs, want)
 	opts := reports.Options{Methods: *methods, Datasets: *dsets, Chance: *chance}
+	switch kind := fs.Arg(0); {
+	case *score == reports.NativeScore:
+	case kind == "scorers" || kind == "results":
+		return fmt.Errorf("--score: report %s shows every score; --score is for accuracy, f1, ablation, metric and sensitivity", kind)
+	default:
+		if err := reports.CheckScore(rs, *score); err != nil {
+			return fmt.Errorf("--score: %w", err)
+		}
+		opts.Score = *score
+	}
 	switch *names {
 	case "registry":
 	case "paper":
@@ -69,7 +82,7 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		var sens []runs.Run
 		for _, file := range *sensDBs {
-			sstore, more, err := loadRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets}, want)
+			sstore, more, err := loadRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios}, want)
 			if err != nil {
 				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
 			}
@@ -87,7 +100,19 @@ func runReport(args []string, stdout io.Writer) error {
 		if fs.NArg() != 2 {
 			return fmt.Errorf("report metric NAME: give one metric, e.g. ood_auroc, known_acc, unknown_acc, ood_auroc_msp")
 		}
+		if s, _ := reports.SplitScoredMetric(fs.Arg(1)); s != reports.NativeScore && opts.Score != "" {
+			return fmt.Errorf("report metric %s names its score already; drop --score %s", fs.Arg(1), opts.Score)
+		}
 		t = reports.MetricTable(rs, fs.Arg(1), opts)
+	case "scorers":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("report scorers takes no argument; choose the metric with --metric (default ood_auroc)")
+		}
+		m := suite.MetricOODAUROC
+		if fs.Changed("metric") {
+			m = *metric
+		}
+		t = reports.ScorersTable(rs, m, opts)
 	case "sensitivity":
 		if fs.NArg() != 2 {
 			return fmt.Errorf("report sensitivity PARAM: give one parameter: tau (τ), unknown_prototypes (R), alpha (α) or any hyper-parameter")
@@ -114,7 +139,7 @@ func runReport(args []string, stdout io.Writer) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, results or sensitivity PARAM", kind)
+		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, scorers, results or sensitivity PARAM", kind)
 	}
 	if *standalone {
 		if *format != "latex" {

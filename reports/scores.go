@@ -1,0 +1,223 @@
+package reports
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ugbench/ugbench/runs"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// NativeScore is the name of a method's own unknown score: its metrics are
+// the unprefixed ones (accuracy, ood_auroc, …).
+const NativeScore = "native"
+
+// scoreSep separates a post-hoc scorer's label from the metric in a stored
+// metric name: "knn:ood_auroc".
+const scoreSep = ":"
+
+// scoreLabel is the form of a post-hoc scorer's label, e.g. "knn_k10" or
+// "mahalanobis_shrink0.5".
+var scoreLabel = regexp.MustCompile(`^[a-z0-9_.]+$`)
+
+// ScoredMetric is the stored name of metric under unknown score score: metric
+// itself for NativeScore or "", and "score:metric" for a post-hoc scorer's
+// label (issue 28: every test-set and du_ metric is stored once per scorer,
+// e.g. "knn:accuracy"). The chance figures (chance_*) are not stored per
+// scorer, so a chance metric keeps its name under every score.
+func ScoredMetric(score, metric string) string {
+	if score == "" || score == NativeScore || strings.HasPrefix(metric, suite.PrefixChance) {
+		return metric
+	}
+	return score + scoreSep + metric
+}
+
+// SplitScoredMetric splits a stored metric name into its score and its
+// metric: ("knn", "accuracy") for "knn:accuracy", (NativeScore, name) for
+// an unprefixed name.
+func SplitScoredMetric(name string) (score, metric string) {
+	if s, m, ok := strings.Cut(name, scoreSep); ok {
+		return s, m
+	}
+	return NativeScore, name
+}
+
+// ValidScore checks a score name given on a command line: NativeScore or a
+// scorer label of lower-case letters, digits, '_' and '.'.
+func ValidScore(score string) error {
+	if score == NativeScore || scoreLabel.MatchString(score) {
+		return nil
+	}
+	return fmt.Errorf("score %q: want %s or a scorer label of a-z, 0-9, '_' and '.' (msp, knn_k10, …)", score, NativeScore)
+}
+
+// Scorers lists the unknown scores present in rs: NativeScore first, then
+// the labels of every "label:metric" metric some run stores, sorted.
+func Scorers(rs []runs.Run) []string {
+	set := map[string]bool{}
+	for _, r := range rs {
+		for name := range r.Metrics {
+			if s, _ := SplitScoredMetric(name); s != NativeScore {
+				set[s] = true
+			}
+		}
+	}
+	return append([]string{NativeScore}, slices.Sorted(maps.Keys(set))...)
+}
+
+// CheckScore returns an error naming the scores present when score (a
+// command line's --score or score=) is neither NativeScore nor the label
+// of a scorer some run of rs stores.
+func CheckScore(rs []runs.Run, score string) error {
+	if err := ValidScore(score); err != nil {
+		return err
+	}
+	present := Scorers(rs)
+	if slices.Contains(present, score) {
+		return nil
+	}
+	return fmt.Errorf("score %q: no selected run stores it; scores present: %s", score, strings.Join(present, ", "))
+}
+
+// scoreSuffix is what a table's title adds for a score other than the
+// native one: " (unknown score: knn)".
+func scoreSuffix(score string) string {
+	if score == "" || score == NativeScore {
+		return ""
+	}
+	return " (unknown score: " + score + ")"
+}
+
+// ScorersTable is the rows × scores table of one metric (issue 28): rows
+// are the methods as in the other tables, each dataset × ratio is a column
+// group whose sub-columns are the unknown scores present in the kept runs
+// (Scorers: native first), and each cell is the metric under that score,
+// mean ± sample std over seeds. The best score of each row within a
+// column group is marked (Table.BestPerRow). opts selects rows and
+// columns as for AccuracyTable; opts.Score is ignored.
+//
+// A cell whose runs store no metric of its score at all (a row that was
+// not scored with it) stays empty without warnings, and one note says
+// so; a cell where only some seeds lack the score warns as usual. A
+// warning raised for every score of a cell (a failed seed) is shown once.
+func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
+	opts.Score = ""
+	keepMethod, keepDataset := set(opts.Methods), set(opts.Datasets)
+	var kept []runs.Run
+	for _, r := range rs {
+		if (keepMethod == nil || keepMethod[r.Spec.Method]) && (keepDataset == nil || keepDataset[r.Spec.Dataset]) {
+			kept = append(kept, r)
+		}
+	}
+	scores := Scorers(kept)
+	var subs []subMetric
+	for _, s := range scores {
+		subs = append(subs, subMetric{s, ScoredMetric(s, metric)})
+	}
+	t := build(kept, subs, opts, tableDefaults{
+		title:   "Unknown scores: " + metric,
+		caption: metric + " of each row under each unknown score (native: the method's own; the others post-hoc), mean ± sample std over seeds; the best score of each row and column group is marked.",
+		label:   "tab:scorers_" + metric,
+	})
+	t.BestPerRow = true
+
+	scored := scoredCells(kept)
+	// The warnings again, per score, without those of unscored cells; a
+	// warning every scored score of its cell raised is shown once.
+	type raised struct {
+		w      Warning
+		scores []string
+	}
+	var order []Warning
+	by := map[Warning]*raised{}
+	for _, s := range scores {
+		_, ws := Aggregate(kept, ScoredMetric(s, metric))
+		for _, w := range ws {
+			if w.Key != (Key{}) && !scored[w.Key][s] {
+				continue
+			}
+			if by[w] == nil {
+				by[w] = &raised{w: w}
+				order = append(order, w)
+			}
+			by[w].scores = append(by[w].scores, s)
+		}
+	}
+	t.Warnings = nil
+	for _, w := range order {
+		n := len(scored[w.Key])
+		if w.Key == (Key{}) {
+			n = len(scores)
+		}
+		if len(by[w].scores) == n {
+			t.Warnings = append(t.Warnings, w)
+			continue
+		}
+		for _, s := range by[w].scores {
+			t.Warnings = append(t.Warnings, Warning{w.Key, ScoredMetric(s, metric) + ": " + w.Text})
+		}
+	}
+	sortWarnings(t.Warnings, opts.MethodOrder, opts.DatasetOrder)
+	t.noteUnscored(scored)
+	return t
+}
+
+// scoredCells maps each cell of rs (row labels as RowLabels makes them)
+// to the scores some run of it stores a metric of; NativeScore always.
+func scoredCells(rs []runs.Run) map[Key]map[string]bool {
+	labels := RowLabels(rs)
+	scored := map[Key]map[string]bool{}
+	for i, r := range rs {
+		k := Key{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
+		if scored[k] == nil {
+			scored[k] = map[string]bool{NativeScore: true}
+		}
+		for name := range r.Metrics {
+			if s, _ := SplitScoredMetric(name); s != NativeScore {
+				scored[k][s] = true
+			}
+		}
+	}
+	return scored
+}
+
+// unscoredNote is the note of a table with empty cells of a score their
+// runs were not scored with.
+const unscoredNote = "an empty cell without a warning: the row's runs there store no metric of that score (not scored with it)"
+
+// noteUnscored adds unscoredNote when some method's cell of t is empty
+// because its runs store nothing of the column's score .
+func (t *Table) noteUnscored(scored map[Key]map[string]bool) {
+	for i, row := range t.Rows {
+		for j, col := range t.Columns {
+			if t.Cells[i][j] == nil && !row.Reference && !scored[Key{row.Key, col.Dataset, col.Ratio}][t.columnScore(j)] {
+				t.Notes = append(t.Notes, unscoredNote)
+				return
+			}
+		}
+	}
+}
+
+// columnScore is the score of column j's metric.
+func (t *Table) columnScore(j int) string {
+	s, _ := SplitScoredMetric(t.Columns[j].Metric)
+	return s
+}
+
+// quietUnscored drops the warnings of the cells whose runs store no metric
+// of score (a table of Options.Score: a row not scored with it is empty,
+// not missing seeds) and notes it.
+func (t *Table) quietUnscored(kept []runs.Run, score string) {
+	scored := scoredCells(kept)
+	var ws []Warning
+	for _, w := range t.Warnings {
+		if w.Key == (Key{}) || scored[w.Key][score] {
+			ws = append(ws, w)
+		}
+	}
+	t.Warnings = ws
+	t.noteUnscored(scored)
+}
