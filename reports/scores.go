@@ -12,38 +12,28 @@ import (
 )
 
 // NativeScore is the name of a method's own unknown score: its metrics are
-// the unprefixed ones (accuracy, ood_auroc, …).
-const NativeScore = "native"
-
-// scoreSep separates a post-hoc scorer's label from the metric in a stored
-// metric name: "knn:ood_auroc".
-const scoreSep = ":"
+// the unprefixed ones (accuracy, ood_auroc, …); suite.NativeScore.
+const NativeScore = suite.NativeScore
 
 // scoreLabel is the form of a post-hoc scorer's label, e.g. "knn_k10" or
 // "mahalanobis_shrink0.5".
 var scoreLabel = regexp.MustCompile(`^[a-z0-9_.]+$`)
 
-// ScoredMetric is the stored name of metric under unknown score score: metric
-// itself for NativeScore or "", and "score:metric" for a post-hoc scorer's
-// label (issue 28: every test-set and du_ metric is stored once per scorer,
-// e.g. "knn:accuracy"). The chance figures (chance_*) are not stored per
-// scorer, so a chance metric keeps its name under every score.
+// ScoredMetric is the stored name of metric under unknown score score
+// (suite.ScorerMetric: metric itself for NativeScore or "", "score:metric"
+// for a post-hoc scorer's label, docs/protocol.md §4.1). The chance
+// figures (chance_*) are not stored per scorer, so a chance metric keeps
+// its name under every score.
 func ScoredMetric(score, metric string) string {
-	if score == "" || score == NativeScore || strings.HasPrefix(metric, suite.PrefixChance) {
+	if strings.HasPrefix(metric, suite.PrefixChance) {
 		return metric
 	}
-	return score + scoreSep + metric
+	return suite.ScorerMetric(score, metric)
 }
 
 // SplitScoredMetric splits a stored metric name into its score and its
-// metric: ("knn", "accuracy") for "knn:accuracy", (NativeScore, name) for
-// an unprefixed name.
-func SplitScoredMetric(name string) (score, metric string) {
-	if s, m, ok := strings.Cut(name, scoreSep); ok {
-		return s, m
-	}
-	return NativeScore, name
-}
+// metric (suite.SplitScorerMetric).
+func SplitScoredMetric(name string) (score, metric string) { return suite.SplitScorerMetric(name) }
 
 // ValidScore checks a score name given on a command line: NativeScore or a
 // scorer label of lower-case letters, digits, '_' and '.'.

@@ -441,20 +441,15 @@ func (t *Table) isBestInRow(row, col int) bool {
 // so that tables bold the column's lowest mean: true for durations, the
 // metrics whose name ends in "_seconds" (suite.EpochSecondsMetric, wall
 // seconds per epoch) or contains "_seconds_" (its per-phase medians,
-// epoch_seconds_<phase>), and fpr95 (the fraction of unknown graphs
-// accepted at 95% known recall) under any score; false for the scores
+// epoch_seconds_<phase>), and fpr95 and du_fpr95 (the fraction of unknown
+// graphs accepted at 95% known recall) under any score; false for the scores
 // (accuracy, F1, AUROC, …), where higher is better.
 func LowerIsBetter(metric string) bool {
-	if _, m := SplitScoredMetric(metric); m == MetricFPR95 {
+	if _, m := SplitScoredMetric(metric); strings.TrimPrefix(m, suite.PrefixDU) == suite.MetricFPR95 {
 		return true
 	}
 	return strings.HasSuffix(metric, "_seconds") || strings.Contains(metric, "_seconds_")
 }
-
-// MetricFPR95 is the open-set metric of issue 28 where lower is better:
-// the fraction of unknown test graphs accepted as known when 95% of the
-// known ones are.
-const MetricFPR95 = "fpr95"
 
 // round3 rounds to the 3 decimals the tables show, exactly as displayed.
 func round3(x float64) float64 {
