@@ -6,8 +6,20 @@
 #   apt-get install python3-torch libopenblas0-openmp
 # Usage (from the repository root, on a quiet machine):
 #   UGBENCH_DATA=/path/to/datasets contrib/perf/ratio.sh [ROUNDS]
+# It refuses to start, and flags every round, when the 1-minute load average is at or
+# above MAX_LOAD (default half the cores: 1.0 on 2 cores): PyTorch's OpenMP threads
+# collapse beside another process (the same reference epoch took 0.66 s idle and
+# 8.25 s beside a grid), so a loaded series is no figure. FORCE=1 runs anyway and
+# marks every result line LOADED.
 set -eu
 rounds=${1:-5}
+max_load=${MAX_LOAD:-$(awk -v n="$(nproc)" 'BEGIN { print n / 2 }')}
+load() { cut -d' ' -f1 /proc/loadavg; }
+busy() { awk -v l="$(load)" -v m="$max_load" 'BEGIN { exit !(l >= m) }'; }
+if busy && [ "${FORCE:-0}" != 1 ]; then
+  echo "ratio.sh: load average $(load) ≥ $max_load: the machine is busy, a timing now is no figure (see top; FORCE=1 overrides)" >&2
+  exit 2
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 : "${UGBENCH_DATA:?set UGBENCH_DATA to the directory holding COIL-DEL}"
 export GOTOOLCHAIN=${GOTOOLCHAIN:-go1.27.3} GOEXPERIMENT=${GOEXPERIMENT:-simd}
@@ -16,11 +28,13 @@ go test -c -o "$bin" ./methods/gnn
 blas=/usr/lib/x86_64-linux-gnu/openblas-openmp # OpenBLAS-OpenMP, not the reference BLAS
 i=1
 while [ "$i" -le "$rounds" ]; do
-  echo "round $i $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg)"
-  "$bin" -test.run NONE -test.bench 'TrainEpochCOILDEL/random-chunks3$' -test.benchtime 3x | grep Benchmark
+  flag=""
+  if busy; then flag="  LOADED (load $(load) ≥ $max_load)"; fi
+  echo "round $i $(date -u +%T) load $(load)$flag"
+  "$bin" -test.run NONE -test.bench 'TrainEpochCOILDEL/random-chunks3$' -test.benchtime 3x | grep Benchmark | sed "s/\$/$flag/"
   for layout in dense sparse; do
     LD_LIBRARY_PATH=$blas /usr/bin/python3 "$here/gin_topk_ref.py" --data "$UGBENCH_DATA" \
-      --split "$here/coildel_low_split.txt" --layout $layout --epochs 3 | grep RESULT
+      --split "$here/coildel_low_split.txt" --layout $layout --epochs 3 | grep RESULT | sed "s/\$/$flag/"
   done
   i=$((i + 1))
 done
