@@ -201,7 +201,7 @@ func printDryRun(stdout io.Writer, store *runs.Store, estimateFrom []string, spe
 				est = fmt.Sprintf("  est %s (%s)", runs.FormatDuration(e.Seconds), e.Basis)
 			}
 		}
-		fmt.Fprintf(stdout, "%s  %-7s  %-12s %-14s %-5s seed=%-3d %s%s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.Seed, s.Params.Summary(), est)
+		fmt.Fprintf(stdout, "%s  %-7s  %-12s %-14s %-5s split=%-2d seed=%-3d %s%s\n", hashes[i], state, s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed, s.Params.Summary(), est)
 	}
 	fmt.Fprintf(stdout, "%d runs, %d to do", len(specs), todo)
 	if elsewhere > 0 {

@@ -85,3 +85,23 @@ func storedMetrics(t *testing.T, db string) map[string]map[string]float64 {
 	}
 	return out
 }
+
+// TestDryRunShowsSplitSeed: with two split seeds the dry run's lines of one
+// run seed differ by their split=, so no two lines look the same.
+func TestDryRunShowsSplitSeed(t *testing.T) {
+	dir := datasetstest.Dir()
+	if dir == "" {
+		t.Skip("no data directory")
+	}
+	var out bytes.Buffer
+	err := runGrid([]string{"--methods", "wl", "--datasets", "Letter-high", "--ratios", "low", "--seeds", "0",
+		"--split-seeds", "0,1", "--db", filepath.Join(t.TempDir(), "runs.db"), "--data-dir", dir, "--dry-run"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" split=0  seed=0 ", " split=1  seed=0 "} {
+		if strings.Count(out.String(), want) != 1 {
+			t.Errorf("dry run has not exactly one line with %q:\n%s", want, out.String())
+		}
+	}
+}
