@@ -38,7 +38,7 @@ the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "with --write-baseline: the significance level to record")
 	test := fs.String("test", reports.TestAuto, "with --write-baseline: the test to record: auto, utest, paired")
 	format := fs.String("format", "text", "table format: text, md, latex, csv")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *baseline == "" {

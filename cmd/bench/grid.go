@@ -42,7 +42,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	estimateFrom := fs.StringSlice("estimate-from", nil, "with --dry-run: also take the wall-time estimate from the finished runs of these databases (default: --db only)")
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
 	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

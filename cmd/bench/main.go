@@ -29,7 +29,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 
 	"github.com/spf13/pflag"
 )
@@ -114,6 +116,33 @@ func main() {
 }
 
 // newFlags returns a flag set for a command whose usage lists its flags.
+// parseFlags parses args into fs and rejects a NaN or infinite value of any
+// float flag, naming the flag: no command has a use for one, and a run spec
+// holding one could not be hashed.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var bad error
+	fs.VisitAll(func(f *pflag.Flag) {
+		var vals []string
+		switch f.Value.Type() {
+		case "float64", "float32":
+			vals = []string{f.Value.String()}
+		case "float64Slice", "float32Slice":
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				vals = sv.GetSlice()
+			}
+		}
+		for _, s := range vals {
+			if v, err := strconv.ParseFloat(s, 64); bad == nil && (err != nil || math.IsNaN(v) || math.IsInf(v, 0)) {
+				bad = fmt.Errorf("--%s %s: not a finite number", f.Name, s)
+			}
+		}
+	})
+	return bad
+}
+
 func newFlags(name, synopsis string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SortFlags = false

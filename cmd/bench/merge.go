@@ -9,7 +9,7 @@ import (
 
 func runMerge(args []string, stdout io.Writer) error {
 	fs := newFlags("merge", "merge OUT.db IN.db... (e.g. the shard databases of a grid run with --shard)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {

@@ -9,7 +9,7 @@ import (
 
 func runMethods(args []string, stdout io.Writer) error {
 	fs := newFlags("methods", "methods")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	for _, name := range suite.Names() {

@@ -23,7 +23,7 @@ func runReport(args []string, stdout io.Writer) error {
 	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter")
 	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
 	sensDBs := fs.StringSlice("sensitivity-db", nil, "results: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
