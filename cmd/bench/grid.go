@@ -132,6 +132,7 @@ func runGrid(args []string, stdout io.Writer) error {
 		}
 	}
 	prog := newProgress(os.Stderr, *quiet)
+	runner.Warn = prog.Warn
 	sched := &suite.Scheduler{
 		Runner:   runner,
 		Store:    runs.Recorder{Store: store, Backend: backendCfg},
