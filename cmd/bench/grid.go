@@ -102,6 +102,9 @@ func runGrid(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	if err := store.QuickCheck(); err != nil {
+		return fmt.Errorf("--db: %w", err)
+	}
 	if *dryRun {
 		return printDryRun(stdout, store, *estimateFrom, specs)
 	}

@@ -44,6 +44,9 @@ func runReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	if err := store.QuickCheck(); err != nil {
+		return fmt.Errorf("--db: %w", err)
+	}
 	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets})
 	if err != nil {
 		return err
