@@ -185,7 +185,7 @@ func (r *Resume) save(save func(dir string) error) error {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return fmt.Errorf("resume state not saved: %w", err)
 	}
-	tmp, err := os.MkdirTemp(r.dir, ".tmp-")
+	tmp, err := MkdirCacheTemp(r.dir)
 	if err != nil {
 		return fmt.Errorf("resume state not saved: %w", err)
 	}
@@ -392,6 +392,7 @@ func openResume(cacheDir string, every time.Duration, spec RunSpec, backend, fin
 		// warns of that once): train without saving.
 		return nil, nil
 	}
+	RemoveStaleTemps(dir) // of a killed attempt's save
 	now := log.now
 	if now == nil {
 		now = time.Now

@@ -1,8 +1,11 @@
 package suite
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -131,5 +134,51 @@ func TestSavedStates(t *testing.T) {
 	r.finish(false)
 	if got, err := SavedStates(cache); err != nil || len(got) != 1 || got[0].Hash != specs[1].Hash() {
 		t.Errorf("after the first run finished: %+v, %v; want only the second", got, err)
+	}
+}
+
+// TestRemoveStaleTemps: temporary directories of a dead process of this
+// host and old ones are removed; this process's, a live process's and
+// other files are kept.
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	mine, err := MkdirCacheTemp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if h, pid, ok := tempOwner(filepath.Base(mine)); !ok || h != host || pid != os.Getpid() {
+		t.Fatalf("owner of %s: %q %d %v", mine, h, pid, ok)
+	}
+	// A dead process: a child that has exited (its pid is free).
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no `true` to start:", err)
+	}
+	dead := filepath.Join(dir, fmt.Sprintf(".tmp-%s-%d-123", host, cmd.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".tmp-%s-%d-456", host, os.Getppid()))
+	otherHost := filepath.Join(dir, fmt.Sprintf(".tmp-elsewhere-%d-789", cmd.Process.Pid))
+	old := filepath.Join(dir, ".tmp-1234567") // an older binary's name
+	keep := filepath.Join(dir, "gen-000000001")
+	for _, d := range []string{dead, live, otherHost, old, keep} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * StaleTempAge)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	got := RemoveStaleTemps(dir)
+	slices.Sort(got)
+	want := []string{dead, old}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("removed %v, want %v", got, want)
+	}
+	for _, d := range []string{mine, live, otherHost, keep} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
 	}
 }

@@ -400,6 +400,7 @@ func (r *run) warmup(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
+	suite.RemoveStaleTemps(filepath.Dir(dir)) // of killed writers
 	if curves, ok := readWarmupCurves(dir, warmupEpochs(r.cfg, len(r.task.Labelled))); ok {
 		err := suite.VerifyChecksum(dir)
 		if errors.Is(err, suite.ErrNoChecksum) {
@@ -499,7 +500,7 @@ func readWarmupCurves(dir string, epochs int) ([]map[string]float64, bool) {
 // saveWarmup, whose renames are atomic) is replaced; the caller holds the
 // entry's lock, so nobody is loading it.
 func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
+	tmp, err := suite.MkdirCacheTemp(filepath.Dir(dir))
 	if err != nil {
 		return err
 	}
