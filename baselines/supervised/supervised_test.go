@@ -33,7 +33,7 @@ func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	t.Helper()
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	_ = datasetstest.Load(t, "Letter-high") // skips if absent
 	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
