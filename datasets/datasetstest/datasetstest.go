@@ -59,13 +59,34 @@ func SkipNoData(tb testing.TB, format string, args ...any) {
 	tb.Skipf(format+" (a full run needs the datasets: `bench data fetch all`, or UGBENCH_DATA)", args...)
 }
 
-// Main runs the package's tests (call it from TestMain) and then prints
-// how many were skipped for lack of data, and which, on stderr; it
-// returns m.Run's exit code.
+// SkipLogEnv names the environment variable of a file to which Main
+// appends one line per test skipped for lack of data (`make test` sets it
+// and prints the count at the end: go test hides a passing package's
+// output).
+const SkipLogEnv = "UGBENCH_SKIP_LOG"
+
+// Main runs the package's tests (call it from TestMain), then prints how
+// many were skipped for lack of data, and which, on stderr (shown with -v
+// or a failure) and appends them to the file $UGBENCH_SKIP_LOG names, if
+// any; it returns m.Run's exit code.
 func Main(m *testing.M) int {
 	code := m.Run()
 	if s := Summary(); s != "" {
 		fmt.Fprintln(os.Stderr, s)
+	}
+	if path := os.Getenv(SkipLogEnv); path != "" {
+		skippedMu.Lock()
+		var b strings.Builder
+		for _, name := range skipped {
+			fmt.Fprintf(&b, "%s\n", name)
+		}
+		skippedMu.Unlock()
+		if b.Len() > 0 {
+			if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				f.WriteString(b.String())
+				f.Close()
+			}
+		}
 	}
 	return code
 }
