@@ -22,11 +22,11 @@ func readMaybeGzip(path string) ([]byte, error) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, &CorruptGzipError{Err: err})
 	}
 	out, err := io.ReadAll(zr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, &CorruptGzipError{Err: err})
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -270,17 +271,58 @@ func openTable(fsys fs.FS, path string) (*table, error) {
 	}
 	t := &table{name: filepath.Base(path), f: f}
 	var r io.Reader = bufio.NewReaderSize(f, 1<<18)
+	var gzErr *gzipError
 	if filepath.Ext(path) == ".gz" {
 		t.gz, err = gzip.NewReader(r)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: %v", t.name, err)
+			return nil, fmt.Errorf("%s: %w", t.name, &CorruptGzipError{Err: err})
 		}
-		r = t.gz
+		gzErr = &gzipError{r: t.gz}
+		r = gzErr
 	}
 	t.sc = bufio.NewScanner(r)
 	t.sc.Buffer(make([]byte, 1<<16), 64<<20)
+	if gzErr != nil {
+		// A scanner hands out the bytes before a read error as a last
+		// line, which would be parsed (a cut line: "empty field"): the
+		// decompression error wins instead.
+		t.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+			if atEOF && gzErr.err != nil {
+				return 0, nil, gzErr.err
+			}
+			return bufio.ScanLines(data, atEOF)
+		})
+	}
 	return t, nil
+}
+
+// CorruptGzipError is the error of a gzipped dataset file that does not
+// decompress: a bad header or checksum (corrupt) or a cut stream
+// (truncated, e.g. an interrupted download).
+type CorruptGzipError struct{ Err error }
+
+func (e *CorruptGzipError) Error() string {
+	return fmt.Sprintf("corrupt or truncated gzip file (%v)", e.Err)
+}
+
+// Unwrap returns the decompressor's error.
+func (e *CorruptGzipError) Unwrap() error { return e.Err }
+
+// gzipError reads r and keeps its first error other than io.EOF as a
+// CorruptGzipError.
+type gzipError struct {
+	r   io.Reader
+	err error
+}
+
+func (g *gzipError) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF && g.err == nil {
+		g.err = &CorruptGzipError{Err: err}
+		err = g.err
+	}
+	return n, err
 }
 
 // next returns the next data line, or ok=false at the end of the file or
@@ -302,6 +344,11 @@ func (t *table) next() (line []byte, ok bool) {
 		return b, true
 	}
 	if err := t.sc.Err(); err != nil {
+		var cg *CorruptGzipError
+		if errors.As(err, &cg) {
+			t.err = fmt.Errorf("%s: %w", t.name, err)
+			return nil, false
+		}
 		t.err = t.errorf(t.line+1, "read error: %v", err)
 	}
 	return nil, false

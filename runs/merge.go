@@ -4,10 +4,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ugbench/ugbench/suite"
 )
 
 // MergeInput is what Merge did with one input file.
@@ -27,6 +31,62 @@ type MergeInput struct {
 	// Running are runs of the file still marked running (its grid had not
 	// ended, or was killed).
 	Running int
+	// Conflicts are the runs of the file that were finished with other
+	// results than the finished run of the same hash already in the
+	// output (counted in Replaced or Kept, as the rule decided).
+	Conflicts []MergeConflict
+}
+
+// ErrMergeConflict is wrapped by MergeWithRule's error under ConflictFail.
+var ErrMergeConflict = errors.New("conflicting finished runs")
+
+// OnConflict is Merge's rule for two finished runs of one config hash
+// whose results differ (MergeConflict).
+type OnConflict string
+
+// The rules of OnConflict.
+const (
+	// ConflictFirst keeps the run merged first (the output's own run, else
+	// that of the earliest input holding the hash): Merge's behaviour
+	// before the rule existed, and the default.
+	ConflictFirst OnConflict = "first"
+	// ConflictNewest keeps the run that finished last.
+	ConflictNewest OnConflict = "newest"
+	// ConflictFail fails the merge, which then writes nothing.
+	ConflictFail OnConflict = "fail"
+)
+
+// ParseOnConflict parses "first", "newest" or "fail"; "" is ConflictFirst.
+func ParseOnConflict(s string) (OnConflict, error) {
+	switch r := OnConflict(s); r {
+	case "":
+		return ConflictFirst, nil
+	case ConflictFirst, ConflictNewest, ConflictFail:
+		return r, nil
+	}
+	return "", fmt.Errorf("conflict rule %q: want first, newest or fail", s)
+}
+
+// MergeConflict is one config hash finished in two merged files with
+// different results: a metric (epoch times and the resume count aside,
+// which differ between two computations of one run) that differs.
+type MergeConflict struct {
+	// Hash is the config hash; Spec the run's method/dataset/ratio/seeds.
+	Hash, Spec string
+	// Metric is the first differing metric (accuracy when it differs);
+	// Kept and Dropped are its values in the run kept and the run dropped
+	// (NaN for a missing or NaN value).
+	Metric        string
+	Kept, Dropped float64
+	// KeptFrom and DroppedFrom are the files the two runs came from (the
+	// output's path for a run it held before the merge).
+	KeptFrom, DroppedFrom string
+}
+
+// String describes the conflict in one line.
+func (c MergeConflict) String() string {
+	return fmt.Sprintf("hash %s (%s): %s %v in %s, %v in %s; kept %s's", c.Hash, c.Spec, c.Metric,
+		c.Kept, c.KeptFrom, c.Dropped, c.DroppedFrom, c.KeptFrom)
 }
 
 // mergeRank orders run states for Merge: of two runs with one config hash
@@ -49,7 +109,10 @@ var mergeRank = map[Status]int{
 //     new to out is inserted under a new id. A hash out already has is
 //     replaced by the input's run only if that one is in a better state:
 //     finished > failed > interrupted > running; otherwise out's run stays
-//     (so of two finished runs of one hash the first merged stays).
+//     (so of two finished runs of one hash the first merged stays). Two
+//     finished runs whose metrics differ are a conflict: it is reported
+//     in MergeInput.Conflicts and settled by MergeOptions' rule (Merge:
+//     ConflictFirst).
 //   - tables with a foreign key to runs(id) (metrics, curves) follow their
 //     run: copied with the new id, in their stored (rowid) order, and a
 //     replaced run's rows are replaced.
@@ -65,11 +128,21 @@ var mergeRank = map[Status]int{
 // pass the same checks. All inputs are merged in one transaction: on any
 // error nothing is written, and an out that Merge created is removed.
 func Merge(out string, inputs []string) ([]MergeInput, error) {
-	return mergeWith(out, inputs, migrations)
+	return mergeWith(out, inputs, migrations, ConflictFirst)
+}
+
+// MergeWithRule is Merge with rule settling conflicts between two finished
+// runs of one hash with different results (ConflictFail: an error naming
+// the hash, both values and both files, and nothing written).
+func MergeWithRule(out string, inputs []string, rule OnConflict) ([]MergeInput, error) {
+	if _, err := ParseOnConflict(string(rule)); err != nil {
+		return nil, fmt.Errorf("runs: merge: %w", err)
+	}
+	return mergeWith(out, inputs, migrations, rule)
 }
 
 // mergeWith is Merge for the schema of migs (tests merge future schemas).
-func mergeWith(out string, inputs []string, migs []string) ([]MergeInput, error) {
+func mergeWith(out string, inputs []string, migs []string, rule OnConflict) ([]MergeInput, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("runs: merge: no input databases")
 	}
@@ -112,7 +185,7 @@ func mergeWith(out string, inputs []string, migs []string) ([]MergeInput, error)
 			return nil, err
 		}
 	}
-	res, err := mergeInto(out, inputs, schema, migs)
+	res, err := mergeInto(out, inputs, schema, migs, rule)
 	if err != nil && created {
 		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 			os.Remove(out + suffix)
@@ -122,7 +195,7 @@ func mergeWith(out string, inputs []string, migs []string) ([]MergeInput, error)
 }
 
 // mergeInto opens out and merges inputs into it in one transaction.
-func mergeInto(out string, inputs []string, schema *dbSchema, migs []string) ([]MergeInput, error) {
+func mergeInto(out string, inputs []string, schema *dbSchema, migs []string, rule OnConflict) ([]MergeInput, error) {
 	s, err := openWith(out, migs)
 	if err != nil {
 		return nil, err
@@ -139,9 +212,10 @@ func mergeInto(out string, inputs []string, schema *dbSchema, migs []string) ([]
 		return nil, err
 	}
 	var res []MergeInput
+	from := map[string]string{} // hash → the input its output run came from
 	err = s.tx(func(tx *sql.Tx) error {
 		for _, in := range inputs {
-			r, err := mergeOne(tx, in, schema)
+			r, err := mergeOne(tx, in, schema, mergeCtx{out: out, rule: rule, from: from})
 			if err != nil {
 				return fmt.Errorf("runs: merge %s into %s: %w", in, out, err)
 			}
@@ -378,8 +452,16 @@ func readRows(db *sql.DB, ncols int, query string, args ...any) ([][]any, error)
 	return out, rows.Err()
 }
 
+// mergeCtx is what mergeOne needs beside the files: the output's path,
+// the conflict rule and, per hash, the input its output run came from.
+type mergeCtx struct {
+	out  string
+	rule OnConflict
+	from map[string]string
+}
+
 // mergeOne merges the input file in into the output inside tx.
-func mergeOne(tx *sql.Tx, in string, sc *dbSchema) (MergeInput, error) {
+func mergeOne(tx *sql.Tx, in string, sc *dbSchema, mc mergeCtx) (MergeInput, error) {
 	res := MergeInput{Path: in}
 	db, err := openReadOnly(in)
 	if err != nil {
@@ -444,8 +526,48 @@ func mergeOne(tx *sql.Tx, in string, sc *dbSchema) (MergeInput, error) {
 				return res, err
 			}
 			res.Added++
+			mc.from[hash] = in
 		case err != nil:
 			return res, err
+		case status == StatusFinished && outStatus == StatusFinished:
+			c, differ, err := finishedConflict(tx, db, row[idIdx], outID)
+			if err != nil {
+				return res, fmt.Errorf("run %v (hash %s): %w", row[idIdx], hash, err)
+			}
+			if !differ {
+				res.Kept++
+				continue
+			}
+			c.Hash, c.Spec = hash, specLabel(runCols, row)
+			c.KeptFrom, c.DroppedFrom = mc.out, in
+			if f, ok := mc.from[hash]; ok {
+				c.KeptFrom = f
+			}
+			replace := false
+			switch mc.rule {
+			case ConflictFail:
+				return res, fmt.Errorf("%w: hash %s (%s): %s %v in %s, %v in %s",
+					ErrMergeConflict, hash, c.Spec, c.Metric, c.Kept, c.KeptFrom, c.Dropped, in)
+			case ConflictNewest:
+				var outFinished string
+				if err := tx.QueryRow(`SELECT COALESCE(finished, '') FROM runs WHERE id = ?`, outID).Scan(&outFinished); err != nil {
+					return res, err
+				}
+				inFinished, _ := row[slices.Index(runCols, "finished")].(string)
+				replace = inFinished > outFinished // timeLayout sorts as text
+			}
+			if !replace {
+				res.Conflicts = append(res.Conflicts, c)
+				res.Kept++
+				continue
+			}
+			c.Kept, c.Dropped, c.KeptFrom, c.DroppedFrom = c.Dropped, c.Kept, c.DroppedFrom, c.KeptFrom
+			res.Conflicts = append(res.Conflicts, c)
+			if err := replaceRun(tx, sc, children, updateRun, append(without(row, idIdx), outID), outID); err != nil {
+				return res, fmt.Errorf("run %v (hash %s): %w", row[idIdx], hash, err)
+			}
+			mc.from[hash] = in
+			res.Replaced++
 		case mergeRank[status] > mergeRank[outStatus]:
 			for _, t := range children {
 				if _, err := tx.Exec(`DELETE FROM `+quoted(t)+` WHERE `+quoted(sc.parent[t])+` = ?`, outID); err != nil {
@@ -455,6 +577,7 @@ func mergeOne(tx *sql.Tx, in string, sc *dbSchema) (MergeInput, error) {
 			if _, err := tx.Exec(updateRun, append(without(row, idIdx), outID)...); err != nil {
 				return res, fmt.Errorf("run %v (hash %s): %w", row[idIdx], hash, err)
 			}
+			mc.from[hash] = in
 			res.Replaced++
 		default:
 			res.Kept++
@@ -475,6 +598,97 @@ func mergeOne(tx *sql.Tx, in string, sc *dbSchema) (MergeInput, error) {
 		}
 	}
 	return res, nil
+}
+
+// replaceRun replaces the output's run outID (its children deleted, its
+// columns updated with args, which end with outID).
+func replaceRun(tx *sql.Tx, sc *dbSchema, children []string, updateRun string, args []any, outID int64) error {
+	for _, t := range children {
+		if _, err := tx.Exec(`DELETE FROM `+quoted(t)+` WHERE `+quoted(sc.parent[t])+` = ?`, outID); err != nil {
+			return fmt.Errorf("replace run %d's %s: %w", outID, t, err)
+		}
+	}
+	_, err := tx.Exec(updateRun, args...)
+	return err
+}
+
+// conflictIgnored reports whether metric name may differ between two
+// computations of one run: wall times and the resume count.
+func conflictIgnored(name string) bool {
+	return strings.HasPrefix(name, suite.EpochSecondsMetric) || name == suite.ResumedMetric
+}
+
+// finishedConflict compares the metrics of the input's run inID (in db)
+// and the output's run outID (in tx) and reports the first that differs
+// (accuracy first, then by name; NaN equals NaN, a missing value is NaN),
+// with the output's value as Kept and the input's as Dropped.
+func finishedConflict(tx *sql.Tx, db *sql.DB, inID any, outID int64) (MergeConflict, bool, error) {
+	read := func(q interface {
+		Query(string, ...any) (*sql.Rows, error)
+	}, id any) (map[string]float64, error) {
+		rows, err := q.Query(`SELECT name, value FROM metrics WHERE run_id = ?`, id)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		m := map[string]float64{}
+		for rows.Next() {
+			var name string
+			var v sql.NullFloat64
+			if err := rows.Scan(&name, &v); err != nil {
+				return nil, err
+			}
+			if !conflictIgnored(name) {
+				m[name] = math.NaN()
+				if v.Valid {
+					m[name] = v.Float64
+				}
+			}
+		}
+		return m, rows.Err()
+	}
+	in, err := read(db, inID)
+	if err != nil {
+		return MergeConflict{}, false, err
+	}
+	out, err := read(tx, outID)
+	if err != nil {
+		return MergeConflict{}, false, err
+	}
+	names := slices.Sorted(maps.Keys(in))
+	for k := range out {
+		if _, ok := in[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	if i := slices.Index(names, suite.MetricAccuracy); i > 0 {
+		names = append([]string{suite.MetricAccuracy}, slices.Delete(names, i, i+1)...)
+	}
+	for _, k := range names {
+		a, okA := out[k]
+		b, okB := in[k]
+		if !okA {
+			a = math.NaN()
+		}
+		if !okB {
+			b = math.NaN()
+		}
+		if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+			return MergeConflict{Metric: k, Kept: a, Dropped: b}, true, nil
+		}
+	}
+	return MergeConflict{}, false, nil
+}
+
+// specLabel is method/dataset/ratio/split=S/seed=N of a runs row.
+func specLabel(cols []string, row []any) string {
+	get := func(c string) any {
+		if i := slices.Index(cols, c); i >= 0 {
+			return row[i]
+		}
+		return "?"
+	}
+	return fmt.Sprintf("%v/%v/%v/split=%v/seed=%v", get("method"), get("dataset"), get("ratio_name"), get("split_seed"), get("seed"))
 }
 
 // copyChildren copies the rows of table whose column fk is inID in the

@@ -427,7 +427,7 @@ func TestMergeFutureSchema(t *testing.T) {
 		db.Close()
 	}
 	out := filepath.Join(dir, "out.db")
-	if _, err := mergeWith(out, []string{a, b}, future); err != nil {
+	if _, err := mergeWith(out, []string{a, b}, future, ConflictFirst); err != nil {
 		t.Fatal(err)
 	}
 	got := dump(t, out, false)
@@ -453,7 +453,7 @@ func TestMergeFutureSchema(t *testing.T) {
 		t.Errorf("test_notes: %v, want %v", got["test_notes"], wantNotes)
 	}
 	// Idempotent for the free table too.
-	if _, err := mergeWith(out, []string{a, b}, future); err != nil {
+	if _, err := mergeWith(out, []string{a, b}, future, ConflictFirst); err != nil {
 		t.Fatal(err)
 	}
 	if again := dump(t, out, false); !reflect.DeepEqual(again, got) {
@@ -495,4 +495,70 @@ func rowWith(t *testing.T, lines []string, s string) int {
 		t.Fatalf("no line contains %q in %v", s, lines)
 	}
 	return idx
+}
+
+// TestMergeConflictRules: two finished runs of one hash with different
+// metrics are reported with both values and files under every rule; first
+// keeps the earlier file's run, newest the one that finished last (the
+// second file here), fail writes nothing and names the hash and both
+// values. Two finished runs that differ only in epoch times are no
+// conflict.
+func TestMergeConflictRules(t *testing.T) {
+	dir := t.TempDir()
+	first := makeDB(t, dir, "first.db", migrations, mergeRun{status: StatusFinished, acc: 0.393, curves: 1})
+	second := makeDB(t, dir, "second.db", migrations, mergeRun{status: StatusFinished, acc: 0.416, curves: 1},
+		mergeRun{seed: 4, status: StatusFinished, acc: 0.5})
+	hash := testSpec("m", "d", 0).Hash()
+	for _, c := range []struct {
+		rule     OnConflict
+		keptAcc  float64
+		keptFrom string
+	}{{ConflictFirst, 0.393, first}, {ConflictNewest, 0.416, second}} {
+		out := filepath.Join(t.TempDir(), "out.db")
+		res, err := MergeWithRule(out, []string{first, second}, c.rule)
+		if err != nil {
+			t.Fatalf("%s: %v", c.rule, err)
+		}
+		cs := res[1].Conflicts
+		if len(cs) != 1 || cs[0].Hash != hash || cs[0].Metric != "accuracy" || cs[0].Kept != c.keptAcc || cs[0].KeptFrom != c.keptFrom {
+			t.Fatalf("%s: conflicts %+v, want hash %s, accuracy %v kept from %s", c.rule, cs, hash, c.keptAcc, c.keptFrom)
+		}
+		line := cs[0].String()
+		for _, want := range []string{hash, "0.393", "0.416", first, second, "kept " + c.keptFrom} {
+			if !strings.Contains(line, want) {
+				t.Errorf("%s: %q lacks %q", c.rule, line, want)
+			}
+		}
+		s, err := Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := s.List(Filter{})
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.Hash == hash && r.Metrics["accuracy"] != c.keptAcc {
+				t.Errorf("%s: stored accuracy %v, want %v", c.rule, r.Metrics["accuracy"], c.keptAcc)
+			}
+		}
+	}
+	out := filepath.Join(dir, "fail.db")
+	_, err := MergeWithRule(out, []string{first, second}, ConflictFail)
+	if err == nil || !strings.Contains(err.Error(), hash) || !strings.Contains(err.Error(), "0.393") || !strings.Contains(err.Error(), "0.416") {
+		t.Errorf("fail rule: %v, want an error naming %s and both accuracies", err, hash)
+	}
+	if _, statErr := os.Stat(out); statErr == nil {
+		t.Error("fail rule wrote the output")
+	}
+	if _, err := MergeWithRule(out, []string{first}, "latest"); err == nil {
+		t.Error("unknown rule accepted")
+	}
+	// The same result finished twice (only wall times differ): no conflict.
+	same := makeDB(t, dir, "same.db", migrations, mergeRun{status: StatusFinished, acc: 0.393, curves: 1})
+	res, err := MergeWithRule(filepath.Join(dir, "same-out.db"), []string{first, same}, ConflictFail)
+	if err != nil || len(res[1].Conflicts) != 0 || res[1].Kept != 1 {
+		t.Errorf("equal results: %+v, %v; want kept without conflict", res, err)
+	}
 }

@@ -260,6 +260,40 @@ func (s *Store) migrate(migs []string) error {
 	})
 }
 
+// QuickCheck runs SQLite's PRAGMA quick_check (integrity_check without the
+// index-content checks: O(N) in the file's size) and returns an error
+// naming the file and up to three of the problems it found, so a command
+// refuses a damaged database instead of reading part of it (e.g. a grid
+// that sees no finished runs on an overwritten page and recomputes them).
+func (s *Store) QuickCheck() error {
+	rows, err := s.db.Query(`PRAGMA quick_check`)
+	if err != nil {
+		return fmt.Errorf("runs: %s is damaged or not a SQLite database: %w", s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var msg string
+		if err := rows.Scan(&msg); err != nil {
+			return fmt.Errorf("runs: %s is damaged: %w", s.path, err)
+		}
+		if msg != "ok" {
+			problems = append(problems, msg)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("runs: %s is damaged: %w", s.path, err)
+	}
+	if len(problems) > 0 {
+		if len(problems) > 3 {
+			problems = append(problems[:3], fmt.Sprintf("and %d more", len(problems)-3))
+		}
+		return fmt.Errorf("runs: %s is damaged (SQLite quick_check: %s); restore it from a copy, or recover its rows with `sqlite3 %s .recover`",
+			s.path, strings.Join(problems, "; "), s.path)
+	}
+	return nil
+}
+
 // Close stops the heartbeat and closes the database. The Store must not be
 // used afterwards.
 func (s *Store) Close() error {

@@ -1,12 +1,14 @@
 package runs
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -1226,5 +1228,50 @@ func TestProgress(t *testing.T) {
 	}
 	if got := progress(a); got != [2]int{0, 0} {
 		t.Errorf("restarted run at %v, want 0/0", got)
+	}
+}
+
+// TestQuickCheckDamagedFile: a database with a page overwritten (issue 32:
+// a grid on it found "0 runs to do") fails QuickCheck with an error naming
+// the file; an intact one passes.
+func TestQuickCheckDamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	var rs []mergeRun
+	for i := range 300 {
+		rs = append(rs, mergeRun{seed: int64(i), status: StatusFinished, acc: float64(i) / 300, curves: 3})
+	}
+	path := makeDB(t, dir, "runs.db", migrations, rs...)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.QuickCheck(); err != nil {
+		t.Fatalf("intact file: %v", err)
+	}
+	s.Close()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := bytes.Repeat([]byte{0x7f}, page)
+	if _, err := f.WriteAt(junk, (info.Size()/page/2)*page); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	s, err = Open(path)
+	if err != nil {
+		if !strings.Contains(err.Error(), path) {
+			t.Fatalf("open of the damaged file: %v, want an error naming it", err)
+		}
+		return
+	}
+	defer s.Close()
+	if err := s.QuickCheck(); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("damaged file: QuickCheck %v, want an error naming %s as damaged", err, path)
 	}
 }

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,7 +98,7 @@ const StepsParam = "steps"
 
 // Expand turns the grid into run specs, in the order dataset, ratio,
 // method, swept parameters, α, split seed, seed. Errors name the offending
-// method, dataset, ratio or --set key.
+// method, dataset, ratio or --set key. Every spec passes CheckSpec.
 func Expand(cfg GridConfig) ([]RunSpec, error) {
 	methods, err := resolveMethods(cfg.Methods)
 	if err != nil {
@@ -121,8 +122,8 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 	}
 	alphas := cfg.Alphas
 	for _, a := range alphas {
-		if !(a > 0) {
-			return nil, fmt.Errorf("--alpha %g: must be > 0", a)
+		if !(a > 0) || math.IsInf(a, 0) {
+			return nil, fmt.Errorf("--alpha %g: must be a finite number > 0", a)
 		}
 	}
 	if len(alphas) == 0 {
@@ -162,6 +163,11 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 					}
 				}
 			}
+		}
+	}
+	for _, s := range specs { // every spec, before any run starts
+		if err := CheckSpec(s); err != nil {
+			return nil, err
 		}
 	}
 	return specs, nil

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -644,5 +645,34 @@ func TestParseDevices(t *testing.T) {
 	}
 	if s := (Slot{"cuda:1", 2}).String(); s != "cuda:1#2" {
 		t.Errorf("Slot.String() = %q, want cuda:1#2", s)
+	}
+}
+
+func TestRangeCheck(t *testing.T) {
+	if _, err := ParseValue("m.lr", "inf", 1.0); err == nil || !strings.Contains(err.Error(), "not a finite number") {
+		t.Errorf("ParseValue inf: %v", err)
+	}
+	if _, err := ParseValue("m.lr", "NaN", 1.0); err == nil {
+		t.Error("ParseValue NaN accepted")
+	}
+	p := Params{"lr": 0.0, "steps": 3, "pool_ratio": 1.0, "name": "x"}
+	if err := CheckRanges(p, map[string]Range{"lr": Positive}); err == nil || err.Error() != "lr 0: must be > 0" {
+		t.Errorf("lr 0: %v", err)
+	}
+	if err := CheckRanges(p, map[string]Range{"steps": NonNegative, "pool_ratio": Ratio, "name": Positive, "absent": Positive}); err != nil {
+		t.Errorf("in range: %v", err)
+	}
+	for _, c := range []struct {
+		r    Range
+		v    float64
+		in   bool
+		text string
+	}{
+		{Ratio, 0, false, "in (0, 1]"}, {Ratio, 1, true, "in (0, 1]"}, {DropRate, 1, false, "in [0, 1)"},
+		{AtLeastOne, 1, true, "≥ 1"}, {Positive, math.NaN(), false, "> 0"}, {NonNegative, math.Inf(1), false, "≥ 0"},
+	} {
+		if c.r.Contains(c.v) != c.in || c.r.String() != c.text {
+			t.Errorf("%v contains %g: %v, want %v (%s)", c.r, c.v, c.r.Contains(c.v), c.in, c.r.String())
+		}
 	}
 }

@@ -91,6 +91,11 @@ type Task struct {
 	// skipped). Methods call it every Params "curve_every" epochs when they
 	// have that parameter and it is > 0; it must not change training.
 	ReportClasses func(epoch int, graphs, classes []int) error
+	// Warn, never nil inside Fit, reports something a run survived but a
+	// user should know (a cache entry found damaged and rebuilt, an
+	// optional save that failed) as one line on the run's warning path
+	// (Runner.Warn); it does not fail the run.
+	Warn func(msg string)
 	// Resume, nil when resuming is off, saves and restores the state of a
 	// long run so that an interrupted run continues where it stopped
 	// (see Resume; its methods accept nil).

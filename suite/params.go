@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,13 +118,17 @@ func UnmarshalParams(data []byte, defaults Params) (Params, error) {
 }
 
 // ParseValue parses s to the type of like (the default value of the same
-// parameter). It returns an error naming the parameter on a bad value.
+// parameter). It returns an error naming the parameter on a bad value,
+// NaN and ±Inf included (a spec must hash, and JSON has no such numbers).
 func ParseValue(name, s string, like any) (any, error) {
 	switch like.(type) {
 	case float64:
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, fmt.Errorf("param %s: %q is not a number", name, s)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("param %s: %q is not a finite number", name, s)
 		}
 		return v, nil
 	case int:

@@ -115,7 +115,7 @@ func TestNewTaskHidesTestLabels(t *testing.T) {
 	got := NewTask(&relabelled, split, spec, Params{"x": 1})
 	strip := func(t *Task) Task {
 		c := *t
-		c.ReportOODSet, c.ReportScores, c.ReportClasses = nil, nil, nil
+		c.ReportOODSet, c.ReportScores, c.ReportClasses, c.Warn = nil, nil, nil, nil
 		return c
 	}
 	if !reflect.DeepEqual(strip(got), strip(ref)) {

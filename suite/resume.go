@@ -67,6 +67,10 @@ type Resume struct {
 	// hash and exe are the run's RunSpec.Hash and the executable's
 	// digest, written into each save for SavedStates.
 	hash, exe string
+	// warn receives the run's warnings (Task.Warn); saveWarned is set
+	// after the first failed save, so a run warns of failed saves once.
+	warn       func(msg string)
+	saveWarned bool
 }
 
 // resumeState is the suite's part of a saved state (suite.json, written
@@ -103,12 +107,22 @@ const (
 // load, or an unreadable state, is returned naming the directory; the
 // method must then fail (its store may be half loaded), and the state is
 // deleted with the failed run, so the next attempt starts over.
+//
+// Every generation carries the SHA-256 of its files (ChecksumFile, written
+// last); a generation whose files do not match it (a flipped byte, a
+// truncated or missing file) is never loaded: Restore warns naming it,
+// deletes the state and returns false, and the run starts over.
 func (r *Resume) Restore(load func(dir string) error) (bool, error) {
 	if r == nil {
 		return false, nil
 	}
 	gen, dir, ok := latest(r.dir)
 	if !ok {
+		return false, nil
+	}
+	if err := VerifyChecksum(dir); err != nil {
+		r.warnf("resume state %s is damaged (%v); deleted it, the run starts over", dir, err)
+		os.RemoveAll(r.dir)
 		return false, nil
 	}
 	data, err := os.ReadFile(filepath.Join(dir, resumeSuiteFile))
@@ -149,38 +163,65 @@ func (r *Resume) Due() bool {
 // replaces the previous one only once complete. Call it where the method
 // can continue from (between two optimizer steps, after the epoch's
 // Logger.Epoch). A nil Resume saves nothing.
-func (r *Resume) Save(save func(dir string) error) error {
+//
+// Saving is best-effort, since it exists only to shorten a rerun: a save
+// that fails (a full disk, an unwritable cache) leaves the previous
+// generation in place, warns through the run's warning path (Task.Warn)
+// the first time in the run, and training goes on; the next save is tried
+// Runner.ResumeEvery later.
+func (r *Resume) Save(save func(dir string) error) {
 	if r == nil {
-		return nil
+		return
 	}
+	if err := r.save(save); err != nil && !r.saveWarned {
+		r.saveWarned = true
+		r.warnf("%v; training goes on, an interruption would restart the run from its last complete save (or the start)", err)
+	}
+	r.last = r.now()
+}
+
+// save writes a new generation (see Save) and returns what failed.
+func (r *Resume) save(save func(dir string) error) error {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return fmt.Errorf("resume state: %w", err)
+		return fmt.Errorf("resume state not saved: %w", err)
 	}
-	tmp, err := os.MkdirTemp(r.dir, ".tmp-")
+	tmp, err := MkdirCacheTemp(r.dir)
 	if err != nil {
-		return fmt.Errorf("resume state: %w", err)
+		return fmt.Errorf("resume state not saved: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.Mkdir(filepath.Join(tmp, resumeMethodDir), 0o755); err != nil {
-		return fmt.Errorf("resume state: %w", err)
+		return fmt.Errorf("resume state not saved: %w", err)
 	}
 	if err := save(filepath.Join(tmp, resumeMethodDir)); err != nil {
-		return fmt.Errorf("resume state %s: %w", r.dir, err)
+		return fmt.Errorf("resume state %s not saved: %w", r.dir, err)
 	}
 	l := r.log
 	st := resumeState{Points: l.points, Times: l.times, Phase: l.phase, PhaseTimes: l.phaseTimes,
 		Seconds: r.seconds(), Resumes: r.resumes, Hash: r.hash, Executable: r.exe, Epoch: l.epoch, Epochs: l.total}
 	if err := writeFileSync(filepath.Join(tmp, resumeSuiteFile), st); err != nil {
-		return fmt.Errorf("resume state %s: %w", r.dir, err)
+		return fmt.Errorf("resume state %s not saved: %w", r.dir, err)
+	}
+	if err := WriteChecksum(tmp); err != nil {
+		return fmt.Errorf("resume state %s not saved: %w", r.dir, err)
 	}
 	gen := r.gen + 1
 	if err := os.Rename(tmp, r.genDir(gen)); err != nil {
-		return fmt.Errorf("resume state: %w", err)
+		return fmt.Errorf("resume state not saved: %w", err)
 	}
 	r.gen = gen
 	r.prune(gen)
-	r.last = r.now()
 	return nil
+}
+
+// warnf sends a warning to the run's warning path (stderr without one).
+func (r *Resume) warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if r.warn != nil {
+		r.warn(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "warning:", msg)
 }
 
 // priorSeconds is the wall time of the attempts before this one (0 for a
@@ -332,7 +373,7 @@ func ProbeResume(cacheDir string) error {
 // third locks a new one; both would then own the state. It takes three
 // processes running one config at once, which bench grid's shared
 // database prevents.)
-func openResume(cacheDir string, every time.Duration, spec RunSpec, backend, fingerprint string, log *curveLog) (*Resume, error) {
+func openResume(cacheDir string, every time.Duration, spec RunSpec, backend, fingerprint string, log *curveLog, warn func(string)) (*Resume, error) {
 	if cacheDir == "" || every <= 0 {
 		return nil, nil
 	}
@@ -351,13 +392,14 @@ func openResume(cacheDir string, every time.Duration, spec RunSpec, backend, fin
 		// warns of that once): train without saving.
 		return nil, nil
 	}
+	RemoveStaleTemps(dir) // of a killed attempt's save
 	now := log.now
 	if now == nil {
 		now = time.Now
 	}
 	t := now()
 	return &Resume{dir: dir, every: every, log: log, now: now, last: t, start: t,
-		unlock: func() { _ = fl.Unlock() }, hash: spec.Hash(), exe: exe}, nil
+		unlock: func() { _ = fl.Unlock() }, hash: spec.Hash(), exe: exe, warn: warn}, nil
 }
 
 // SavedState is one run's saved state under a cache directory, as bench

@@ -1,8 +1,11 @@
 package suite
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -14,11 +17,11 @@ func TestResumeLockAndDue(t *testing.T) {
 	spec := RunSpec{Method: "m", Dataset: "d", Seed: 1, Protocol: DefaultProtocol()}
 	clock := time.Unix(0, 0)
 	log := &curveLog{now: func() time.Time { return clock }}
-	first, err := openResume(cache, time.Minute, spec, "go", "fp", log)
+	first, err := openResume(cache, time.Minute, spec, "go", "fp", log, nil)
 	if err != nil || first == nil {
 		t.Fatalf("first attempt: %v, %v", first, err)
 	}
-	second, err := openResume(cache, time.Minute, spec, "go", "fp", &curveLog{})
+	second, err := openResume(cache, time.Minute, spec, "go", "fp", &curveLog{}, nil)
 	if err != nil || second != nil {
 		t.Fatalf("second attempt while the first holds the lock: %v, %v; want no Resume", second, err)
 	}
@@ -29,14 +32,12 @@ func TestResumeLockAndDue(t *testing.T) {
 	if !first.Due() {
 		t.Error("no save due after ResumeEvery")
 	}
-	if err := first.Save(func(string) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
+	first.Save(func(string) error { return nil })
 	if first.Due() {
 		t.Error("a save is due right after one")
 	}
 	first.finish(true)
-	third, err := openResume(cache, time.Minute, spec, "go", "fp", &curveLog{})
+	third, err := openResume(cache, time.Minute, spec, "go", "fp", &curveLog{}, nil)
 	if err != nil || third == nil {
 		t.Fatalf("attempt after the first ended: %v, %v", third, err)
 	}
@@ -46,7 +47,8 @@ func TestResumeLockAndDue(t *testing.T) {
 	}
 	third.finish(false)
 	var none *Resume
-	if ok, err := none.Restore(nil); ok || err != nil || none.Due() || none.Save(nil) != nil {
+	none.Save(nil)
+	if ok, err := none.Restore(nil); ok || err != nil || none.Due() {
 		t.Error("a nil Resume restored, was due or saved")
 	}
 }
@@ -86,22 +88,18 @@ func TestSavedStates(t *testing.T) {
 	var saved []*Resume
 	for i, spec := range specs {
 		log := &curveLog{now: time.Now}
-		r, err := openResume(cache, time.Minute, spec, "go", "fp", log)
+		r, err := openResume(cache, time.Minute, spec, "go", "fp", log, nil)
 		if err != nil || r == nil {
 			t.Fatalf("%v: %v, %v", spec, r, err)
 		}
 		log.Epoch(3+i, 10, map[string]float64{"loss": 1})
-		if err := r.Save(func(dir string) error { return os.WriteFile(filepath.Join(dir, "w.bin"), make([]byte, 100), 0o644) }); err != nil {
-			t.Fatal(err)
-		}
+		r.Save(func(dir string) error { return os.WriteFile(filepath.Join(dir, "w.bin"), make([]byte, 100), 0o644) })
 		saved = append(saved, r)
 	}
 	saved[0].finish(true)
 	// The second was written by "another binary".
 	saved[1].exe = "0123"
-	if err := saved[1].Save(func(string) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
+	saved[1].Save(func(string) error { return nil })
 	saved[1].finish(true)
 	// An older binary's save: no hash.
 	old := filepath.Join(cache, "resume", "m-old", "gen-000000001")
@@ -129,12 +127,58 @@ func TestSavedStates(t *testing.T) {
 	}
 
 	// Finishing a run deletes its state: no longer listed.
-	r, err := openResume(cache, time.Minute, specs[0], "go", "fp", &curveLog{})
+	r, err := openResume(cache, time.Minute, specs[0], "go", "fp", &curveLog{}, nil)
 	if err != nil || r == nil {
 		t.Fatalf("reopen: %v, %v", r, err)
 	}
 	r.finish(false)
 	if got, err := SavedStates(cache); err != nil || len(got) != 1 || got[0].Hash != specs[1].Hash() {
 		t.Errorf("after the first run finished: %+v, %v; want only the second", got, err)
+	}
+}
+
+// TestRemoveStaleTemps: temporary directories of a dead process of this
+// host and old ones are removed; this process's, a live process's and
+// other files are kept.
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	mine, err := MkdirCacheTemp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if h, pid, ok := tempOwner(filepath.Base(mine)); !ok || h != host || pid != os.Getpid() {
+		t.Fatalf("owner of %s: %q %d %v", mine, h, pid, ok)
+	}
+	// A dead process: a child that has exited (its pid is free).
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no `true` to start:", err)
+	}
+	dead := filepath.Join(dir, fmt.Sprintf(".tmp-%s-%d-123", host, cmd.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".tmp-%s-%d-456", host, os.Getppid()))
+	otherHost := filepath.Join(dir, fmt.Sprintf(".tmp-elsewhere-%d-789", cmd.Process.Pid))
+	old := filepath.Join(dir, ".tmp-1234567") // an older binary's name
+	keep := filepath.Join(dir, "gen-000000001")
+	for _, d := range []string{dead, live, otherHost, old, keep} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * StaleTempAge)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	got := RemoveStaleTemps(dir)
+	slices.Sort(got)
+	want := []string{dead, old}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("removed %v, want %v", got, want)
+	}
+	for _, d := range []string{mine, live, otherHost, keep} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,12 +49,13 @@ func resumableFit(resumed, gotResume *bool) func(ctx context.Context, task *suit
 			st = state{ep, st.Sum + ep*ep}
 			task.Log.Epoch(ep, n, map[string]float64{"state": float64(st.Sum)})
 			if task.Resume.Due() {
-				if err := task.Resume.Save(func(dir string) error {
+				task.Resume.Save(func(dir string) error {
+					if failingSaves {
+						return errors.New("write state.json: no space left on device")
+					}
 					data, _ := json.Marshal(st)
 					return os.WriteFile(filepath.Join(dir, "state.json"), data, 0o644)
-				}); err != nil {
-					return nil, err
-				}
+				})
 			}
 		}
 		p := sizePredictions(task, 1)
@@ -223,6 +225,118 @@ func TestResumeKey(t *testing.T) {
 	} {
 		if tc.key == base {
 			t.Errorf("a different %s gives the same key %s", tc.name, base)
+		}
+	}
+}
+
+// failingSaves makes the test-resumable method's saves fail as a full disk
+// would, while set.
+var failingSaves bool
+
+// warnings collects a runner's warnings.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) add(msg string) { w.mu.Lock(); w.msgs = append(w.msgs, msg); w.mu.Unlock() }
+
+// TestRunnerSaveFailureKeepsTraining: saves that fail (a full disk) warn
+// once per run, name the run and the cause, and the run finishes with the
+// result of a run without saves.
+func TestRunnerSaveFailureKeepsTraining(t *testing.T) {
+	e := newEnv(t)
+	registerResumable()
+	spec := resumableSpec(t)
+	whole, err := e.runner.Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w warnings
+	cache := t.TempDir()
+	r := &suite.Runner{DataDir: e.runner.DataDir, Backend: testBackend, CacheDir: cache, ResumeEvery: time.Nanosecond, Warn: w.add}
+	failingSaves = true
+	defer func() { failingSaves = false }()
+	res, err := r.Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatalf("a run whose saves fail failed: %v", err)
+	}
+	if !reflect.DeepEqual(res.Curves, whole.Curves) {
+		t.Errorf("curves %v, want %v", res.Curves, whole.Curves)
+	}
+	if len(w.msgs) != 1 || !strings.Contains(w.msgs[0], "no space left on device") || !strings.Contains(w.msgs[0], spec.String()) {
+		t.Errorf("warnings %q: want one naming the run and the cause", w.msgs)
+	}
+	if left, _ := os.ReadDir(filepath.Join(cache, "resume")); len(left) != 0 {
+		t.Errorf("%v left under resume/", left)
+	}
+}
+
+// TestRunnerDamagedStateStartsOver: a saved state whose files were
+// damaged after the save (a flipped byte, a truncated or a deleted file)
+// is never restored: the rerun warns naming it, starts over and stores
+// the uninterrupted run's result.
+func TestRunnerDamagedStateStartsOver(t *testing.T) {
+	e := newEnv(t)
+	registerResumable()
+	spec := resumableSpec(t)
+	whole, err := e.runner.Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []struct {
+		name string
+		do   func(path string) error
+	}{
+		{"flip a byte", func(path string) error {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			b[len(b)/2] ^= 0x01
+			return os.WriteFile(path, b, 0o644)
+		}},
+		{"truncate", func(path string) error { return os.Truncate(path, 3) }},
+		{"delete", os.Remove},
+	} {
+		for _, file := range []string{"method/state.json", "suite.json"} {
+			var w warnings
+			cache := t.TempDir()
+			r := &suite.Runner{DataDir: e.runner.DataDir, Backend: testBackend, CacheDir: cache, ResumeEvery: time.Nanosecond, Warn: w.add}
+			ctx, cancel := context.WithCancel(context.Background())
+			_, _ = r.Run(ctx, spec, "cpu", func(epoch, _ int) {
+				if epoch == 3 {
+					cancel()
+				}
+			})
+			cancel()
+			gens, _ := filepath.Glob(filepath.Join(cache, "resume", "*", "gen-*"))
+			if len(gens) != 1 {
+				t.Fatalf("generations %v, want one", gens)
+			}
+			if err := damage.do(filepath.Join(gens[0], file)); err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(context.Background(), spec, "cpu", nil)
+			if err != nil {
+				t.Fatalf("%s %s: %v", damage.name, file, err)
+			}
+			if file == "suite.json" && damage.name == "delete" {
+				// An incomplete generation: not restored, no warning.
+				if resumedAttempt || len(w.msgs) != 0 {
+					t.Errorf("%s %s: restored %v, warnings %q", damage.name, file, resumedAttempt, w.msgs)
+				}
+				continue
+			}
+			if resumedAttempt {
+				t.Errorf("%s %s: the damaged state was restored", damage.name, file)
+			}
+			if !reflect.DeepEqual(res.Curves, whole.Curves) || res.Metrics[suite.MetricAccuracy] != whole.Metrics[suite.MetricAccuracy] {
+				t.Errorf("%s %s: result differs from the uninterrupted run's", damage.name, file)
+			}
+			if len(w.msgs) != 1 || !strings.Contains(w.msgs[0], gens[0]) || !strings.Contains(w.msgs[0], "damaged") {
+				t.Errorf("%s %s: warnings %q, want one naming %s as damaged", damage.name, file, w.msgs, gens[0])
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -35,6 +36,10 @@ type Runner struct {
 	// KeepOutputs stores each run's Outputs (Result.Outputs) so that it
 	// can be rescored later without retraining.
 	KeepOutputs bool
+	// Warn, if set, receives the warnings of runs, one line each, prefixed
+	// with the run (Task.Warn): a resume state not saved, a damaged cache
+	// entry deleted and rebuilt. Nil prints them on os.Stderr.
+	Warn func(msg string)
 
 	mu    sync.Mutex
 	cache map[string]*dsEntry
@@ -323,6 +328,14 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	}
 	task := NewTask(ds, split, spec, params)
 	task.Device, task.Backend, task.CacheDir, task.Log = device, r.Backend, r.CacheDir, log
+	task.Warn = func(msg string) {
+		msg = spec.String() + ": " + msg
+		if r.Warn != nil {
+			r.Warn(msg)
+			return
+		}
+		fmt.Fprintln(os.Stderr, "warning:", msg)
+	}
 	isUnknown := func(g int) bool { return truthOf(g) == Unknown }
 	task.ReportOODSet = func(epoch int, graphs []int) { log.oodSet(epoch, graphs, task.NumUnknown, isUnknown) }
 	task.ReportScores = func(epoch int, graphs []int, scores map[string][]float64) error {
@@ -336,7 +349,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if r.CacheDir != "" && r.ResumeEvery > 0 {
 		fp = r.fingerprint(spec.Dataset)
 	}
-	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, r.Backend, fp, log); err != nil {
+	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, r.Backend, fp, log, task.Warn); err != nil {
 		return res, err
 	}
 	start := time.Now()
@@ -444,12 +457,23 @@ func MakeSplit(ds *datasets.Dataset, spec RunSpec) (*datasets.Split, error) {
 	return split, nil
 }
 
+// Warnf formats a warning of the run and sends it to t.Warn, or prints it
+// on os.Stderr when t has none (a Task built by hand).
+func (t *Task) Warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if t.Warn != nil {
+		t.Warn(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "warning:", msg)
+}
+
 // NewTask is the Task of spec on ds and split with the given parameters:
 // the graphs, the labels of D^l only, D^u, the evaluation graphs (D^u and
 // the test set, ascending), K_u and α. It reads ds.Labels only through the
 // split's labelled set and to count K_u on D^u; nothing of the test set
 // but its indices reaches the Task. The caller sets Device, Backend,
-// CacheDir, Log and the Report hooks.
+// CacheDir, Log, the Report hooks and Warn (stderr by default).
 func NewTask(ds *datasets.Dataset, split *datasets.Split, spec RunSpec, params Params) *Task {
 	eval := append(slices.Clone(split.Unlabelled), split.Test...)
 	slices.Sort(eval)
@@ -468,6 +492,7 @@ func NewTask(ds *datasets.Dataset, split *datasets.Split, spec RunSpec, params P
 		ReportOODSet:  func(int, []int) {},
 		ReportScores:  func(int, []int, map[string][]float64) error { return nil },
 		ReportClasses: func(int, []int, []int) error { return nil },
+		Warn:          func(msg string) { fmt.Fprintln(os.Stderr, "warning:", spec.String()+":", msg) },
 	}
 }
 

@@ -176,10 +176,10 @@ func newEnv(t *testing.T) *env {
 	registerFakes()
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
+		datasetstest.SkipNoData(t, "no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
 	}
 	if _, err := os.Stat(filepath.Join(dir, testDataset)); err != nil {
-		t.Skipf("dataset %s not in %s", testDataset, dir)
+		datasetstest.SkipNoData(t, "dataset %s not in %s", testDataset, dir)
 	}
 	store, err := runs.Open(filepath.Join(t.TempDir(), "runs.db"))
 	if err != nil {

@@ -474,9 +474,7 @@ func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 			}
 		}
 		if done < n.steps {
-			if err := n.save(progress{Pretrain: n.at.Pretrain, Passes: pass, Steps: done}); err != nil {
-				return err
-			}
+			n.save(progress{Pretrain: n.at.Pretrain, Passes: pass, Steps: done})
 		}
 	}
 	return nil

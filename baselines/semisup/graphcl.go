@@ -179,9 +179,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		}
 		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)), "pretrain_skipped": float64(skipped)})
 		n.at.Pretrain = ep
-		if err := n.save(n.at); err != nil {
-			return nil, err
-		}
+		n.save(n.at)
 	}
 
 	suite.Phase(task.Log, "finetune")

@@ -22,7 +22,8 @@ func (n *net) restore() error {
 	return err
 }
 
-// save stores the run's state at progress p if a save is due.
-func (n *net) save(p progress) error {
-	return n.host.Save(n.task.Resume, n.store, p)
+// save stores the run's state at progress p if a save is due; a failed
+// save warns and training goes on (gnn.RunState.Save).
+func (n *net) save(p progress) {
+	n.host.Save(n.task.Resume, n.store, p)
 }

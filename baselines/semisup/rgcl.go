@@ -337,9 +337,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)),
 			"pretrain_skipped": float64(skipped), "unchanged_views": float64(unchanged)})
 		n.at.Pretrain = ep
-		if err := n.save(n.at); err != nil {
-			return nil, err
-		}
+		n.save(n.at)
 	}
 
 	suite.Phase(task.Log, "finetune")

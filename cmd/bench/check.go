@@ -43,7 +43,7 @@ the full names, so checking against it reads the same score back.`)
 	test := fs.String("test", reports.TestAuto, "with --write-baseline: the test to record: auto, utest, paired")
 	format := fs.String("format", "text", "table format: text, md, latex, csv")
 	score := fs.String("score", reports.NativeScore, "the unknown score of --metrics and --threshold: native or a post-hoc scorer's label (msp, knn, …)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *baseline == "" {

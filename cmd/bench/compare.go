@@ -33,7 +33,7 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "significance level")
 	test := fs.String("test", reports.TestAuto, "test: auto (paired when both sides share their seeds, else utest), utest, paired")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {

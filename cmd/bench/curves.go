@@ -15,7 +15,7 @@ func runCurves(args []string, stdout io.Writer) error {
 	names := fs.StringSlice("curves", nil, "only these curves, e.g. loss,ood_set_precision (default: every curve of the selected runs)")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	by := fs.String("by", "epoch", "x axis: epoch, or steps (optimizer steps so far, from each run's steps curve), which lines up runs of different batch sizes")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	store, rs, err := sel.loadMatching()

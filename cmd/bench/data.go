@@ -21,7 +21,7 @@ func runData(args []string, stdout io.Writer) error {
 	fs := newFlags("data", "data fetch NAME...|all | data verify [NAME...] [--data-dir DIR]")
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
 	accept := fs.Bool("accept-unverified", false, "fetch: allow datasets with no recorded checksum (COLORS-3); their sums are printed")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -33,7 +33,7 @@ func TestDataCommandErrors(t *testing.T) {
 func TestDataVerify(t *testing.T) {
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	var out bytes.Buffer
 	if err := runData([]string{"verify", "Letter-high", "IMDB-BINARY", "--data-dir", dir}, &out); err != nil {

@@ -12,7 +12,7 @@ func runDatasets(args []string, stdout io.Writer) error {
 	fs := newFlags("datasets", "datasets [--data-dir DIR] [NAME...]")
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	dir := datasets.DataDir(*dataDir)

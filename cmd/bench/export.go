@@ -14,7 +14,7 @@ func runExport(args []string, stdout io.Writer) error {
 	sel := addSelection(fs, "only these statuses: running, finished, failed, interrupted (default: all)")
 	format := fs.String("format", "json", "json (spec, params, provenance, metrics per run) or csv (one row per run, param.* and metric.* columns)")
 	out := fs.String("out", "", "write to this file instead of standard output")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

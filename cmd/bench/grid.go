@@ -44,7 +44,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	scoreSpecs := fs.StringSlice("scores", suite.DefaultScorers, "post-hoc unknown scorers applied to every GNN and kernel run beside its native score, e.g. knn:k=5,energy:t=2 (see `bench scorers`); \"none\" applies none")
 	keepOutputs := fs.Bool("keep-outputs", true, "store each run's logits and embeddings (float16, gzip) so that `bench rescore` can add scorers without retraining")
 	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -108,6 +108,9 @@ func runGrid(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	if err := store.QuickCheck(); err != nil {
+		return fmt.Errorf("--db: %w", err)
+	}
 	if *dryRun {
 		return printDryRun(stdout, store, *estimateFrom, specs)
 	}
@@ -138,6 +141,7 @@ func runGrid(args []string, stdout io.Writer) error {
 		}
 	}
 	prog := newProgress(os.Stderr, *quiet)
+	runner.Warn = prog.Warn
 	sched := &suite.Scheduler{
 		Runner:   runner,
 		Store:    runs.Recorder{Store: store, Backend: backendCfg},

@@ -32,7 +32,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 
 	"github.com/spf13/pflag"
 )
@@ -116,6 +118,33 @@ func main() {
 	fmt.Fprintf(os.Stderr, "bench: unknown command %q\n\n", os.Args[1])
 	usage()
 	os.Exit(2)
+}
+
+// parseFlags parses args into fs and rejects a NaN or infinite value of any
+// float flag, naming the flag: no command has a use for one, and a run spec
+// holding one could not be hashed.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var bad error
+	fs.VisitAll(func(f *pflag.Flag) {
+		var vals []string
+		switch f.Value.Type() {
+		case "float64", "float32":
+			vals = []string{f.Value.String()}
+		case "float64Slice", "float32Slice":
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				vals = sv.GetSlice()
+			}
+		}
+		for _, s := range vals {
+			if v, err := strconv.ParseFloat(s, 64); bad == nil && (err != nil || math.IsNaN(v) || math.IsInf(v, 0)) {
+				bad = fmt.Errorf("--%s %s: not a finite number", f.Name, s)
+			}
+		}
+	})
+	return bad
 }
 
 // newFlags returns a flag set for a command whose usage lists its flags.

@@ -19,7 +19,7 @@ import (
 func TestGridReportResume(t *testing.T) {
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	db := filepath.Join(t.TempDir(), "runs.db")
 	grid := []string{"--methods", "wl,gin-topk", "--datasets", "Letter-high", "--ratios", "low",
@@ -157,7 +157,7 @@ func TestGridReportResume(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	db := filepath.Join(t.TempDir(), "runs.db")
 	base := []string{"--db", db, "--data-dir", dir, "--quiet"}
@@ -195,7 +195,7 @@ func TestBadInput(t *testing.T) {
 func TestShardedGridMerge(t *testing.T) {
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	tmp := t.TempDir()
 	grid := []string{"--methods", "wl", "--datasets", "Letter-high", "--ratios", "low,high", "--seeds", "0-2", "--data-dir", dir, "--quiet"}

@@ -13,7 +13,7 @@ import (
 
 func runMethods(args []string, stdout io.Writer) error {
 	fs := newFlags("methods", "methods")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	for _, name := range suite.Names() {
@@ -28,7 +28,7 @@ func runMethods(args []string, stdout io.Writer) error {
 
 func runScorers(args []string, stdout io.Writer) error {
 	fs := newFlags("scorers", "scorers")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n    the method's own unknown score (metrics unprefixed)\n", suite.NativeScore)

@@ -24,7 +24,7 @@ func runPlot(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "the figure file: .svg, .png or .pdf (required)")
 	cols := fs.Int("cols", 2, "panels per row")
 	by := fs.String("by", "epoch", "x axis: epoch, or steps (optimizer steps so far, from each run's steps curve)")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *out == "" {

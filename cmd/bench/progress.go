@@ -40,6 +40,13 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	return p
 }
 
+// Warn prints a run's warning (suite.Runner.Warn) above the bar.
+func (p *progress) Warn(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.println("warning: " + msg)
+}
+
 // Close ends the bar's line so that what follows starts on a new one.
 func (p *progress) Close() {
 	p.mu.Lock()

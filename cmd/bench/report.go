@@ -26,7 +26,7 @@ func runReport(args []string, stdout io.Writer) error {
 	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter; scorers: the metric of the cells (default there ood_auroc)")
 	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
 	sensDBs := fs.StringSlice("sensitivity-db", nil, "results: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -47,6 +47,9 @@ func runReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	if err := store.QuickCheck(); err != nil {
+		return fmt.Errorf("--db: %w", err)
+	}
 	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios})
 	if err != nil {
 		return err

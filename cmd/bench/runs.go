@@ -21,7 +21,7 @@ func runRuns(args []string, stdout io.Writer) error {
 	rerun := fs.String("rerun", "", "mark the selected finished runs for rerun, giving the reason (e.g. \"loss fix in 1a2b3c\"), and list them; the next bench grid that includes them recomputes them; needs --methods or --datasets")
 	dryRun := fs.Bool("dry-run", false, "with --rerun: list the runs it would mark, mark nothing")
 	cacheDir := fs.String("cache-dir", "", "where bench grid saves running runs (column saved; default as bench grid: $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\": none)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	f, want, err := sel.parse()

@@ -86,6 +86,10 @@ func loadRuns(db string, f runs.Filter, want map[string]string) (*runs.Store, []
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := store.QuickCheck(); err != nil {
+		store.Close()
+		return nil, nil, err
+	}
 	rs, err := store.List(f)
 	if err != nil {
 		store.Close()

@@ -32,7 +32,7 @@ func runSlurm(args []string, stdout io.Writer) error {
 	gres := fs.String("gres", "", "generic resources of each array task, e.g. gpu:1")
 	localDir := fs.String("local-dir", "", "node-local directory for the shard databases while they run (default $TMPDIR, else /tmp)")
 	extra := fs.StringArray("sbatch", nil, "another sbatch option for the array tasks, e.g. --qos=long; repeatable")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *shards < 1 {

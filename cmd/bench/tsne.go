@@ -20,7 +20,7 @@ func runPlotTSNE(args []string, stdout io.Writer) error {
 	lr := fs.Float64("learning-rate", reports.DefaultTSNELearningRate, "t-SNE learning rate (go-tsne accumulates gradients: keep it small)")
 	seed := fs.Int64("tsne-seed", 0, "seed of t-SNE's initial map")
 	cols := fs.Int("cols", 2, "panels per row")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {

@@ -21,7 +21,7 @@ import (
 func TestPlotTSNE(t *testing.T) {
 	dir := datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "runs.db")

@@ -1,20 +1,30 @@
 // Package datasetstest finds the real datasets for tests and benchmarks:
-// $UGBENCH_DATA if set, else ../shared/datasets beside the module root
-// (where the project's CI and developers keep them).
+// $UGBENCH_DATA if it is a directory, else ../shared/datasets beside the
+// module root (where the project's CI and developers keep them). Tests
+// that cannot run without them skip through SkipNoData, and a package's
+// TestMain (Main) reports how many did, so that a `make test` on a fresh
+// clone says what it did not test.
 package datasetstest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ugbench/ugbench/datasets"
 )
 
-// Dir returns the data directory, or "" if none is found.
+// Dir returns the data directory, or "" if none is found: $UGBENCH_DATA
+// when it names a directory (make test sets it to ./data on a fresh clone,
+// where it does not exist), else ../shared/datasets beside the module.
 func Dir() string {
 	if d := os.Getenv("UGBENCH_DATA"); d != "" {
-		return d
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -34,16 +44,79 @@ func Dir() string {
 	}
 }
 
+var (
+	skippedMu sync.Mutex
+	skipped   []string
+)
+
+// SkipNoData skips tb for lack of data with the reason given (format and
+// args, as tb.Skipf) and counts it for Main's summary.
+func SkipNoData(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	skippedMu.Lock()
+	skipped = append(skipped, tb.Name())
+	skippedMu.Unlock()
+	tb.Skipf(format+" (a full run needs the datasets: `bench data fetch all`, or UGBENCH_DATA)", args...)
+}
+
+// SkipLogEnv names the environment variable of a file to which Main
+// appends one line per test skipped for lack of data (`make test` sets it
+// and prints the count at the end: go test hides a passing package's
+// output).
+const SkipLogEnv = "UGBENCH_SKIP_LOG"
+
+// Main runs the package's tests (call it from TestMain), then prints how
+// many were skipped for lack of data, and which, on stderr (shown with -v
+// or a failure) and appends them to the file $UGBENCH_SKIP_LOG names, if
+// any; it returns m.Run's exit code.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if s := Summary(); s != "" {
+		fmt.Fprintln(os.Stderr, s)
+	}
+	if path := os.Getenv(SkipLogEnv); path != "" {
+		skippedMu.Lock()
+		var b strings.Builder
+		for _, name := range skipped {
+			fmt.Fprintf(&b, "%s\n", name)
+		}
+		skippedMu.Unlock()
+		if b.Len() > 0 {
+			if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				f.WriteString(b.String())
+				f.Close()
+			}
+		}
+	}
+	return code
+}
+
+// Summary is the line Main prints: the number and names of the tests that
+// SkipNoData skipped so far, "" if none.
+func Summary() string {
+	skippedMu.Lock()
+	defer skippedMu.Unlock()
+	if len(skipped) == 0 {
+		return ""
+	}
+	names := skipped
+	if len(names) > 8 {
+		names = append(names[:8:8], fmt.Sprintf("… %d more", len(skipped)-8))
+	}
+	return fmt.Sprintf("SKIPPED for lack of data: %d test(s): %s; a full run needs `bench data fetch all` (or UGBENCH_DATA, or ../shared/datasets)",
+		len(skipped), strings.Join(names, ", "))
+}
+
 // Load loads the named real dataset, skipping tb when the data directory or
 // the dataset is absent, and failing it on any other error.
 func Load(tb testing.TB, name string) *datasets.Dataset {
 	tb.Helper()
 	dir := Dir()
 	if dir == "" {
-		tb.Skipf("no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
+		SkipNoData(tb, "no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
 	}
 	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-		tb.Skipf("dataset %s not in %s", name, dir)
+		SkipNoData(tb, "dataset %s not in %s", name, dir)
 	}
 	ds, err := datasets.Load(dir, name)
 	if err != nil {

@@ -118,11 +118,13 @@ func (s *RunState) Restore(r *suite.Resume, store *model.Store, progress any) (b
 // Save stores the run's state with progress (JSON-encodable) if a save is
 // due (suite.Resume.Due; never for a nil r). Call it where the run can
 // continue from: between optimizer steps, after the epoch's Logger.Epoch.
-func (s *RunState) Save(r *suite.Resume, store *model.Store, progress any) error {
+// A save is best-effort: one that fails (a full disk) warns through the
+// run's warning path and training goes on (suite.Resume.Save).
+func (s *RunState) Save(r *suite.Resume, store *model.Store, progress any) {
 	if !r.Due() {
-		return nil
+		return
 	}
-	return r.Save(func(dir string) error {
+	r.Save(func(dir string) error {
 		p, err := json.Marshal(progress)
 		if err != nil {
 			return err

@@ -392,9 +392,7 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 		}
 		if ep < epochs {
 			at.Epochs, at.Steps = ep, done
-			if err := state.Save(task.Resume, c.store, at); err != nil {
-				return nil, err
-			}
+			state.Save(task.Resume, c.store, at)
 		}
 	}
 	logits, emb, err := c.Predict(ctx, task.Eval)

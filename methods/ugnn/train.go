@@ -377,7 +377,14 @@ func (r *run) warmupKey() string {
 // Several processes (bench grid workers) may share the cache: the whole
 // check → load-or-train → save sequence holds an exclusive file lock on
 // KEY.lock (see lockWarmup), so one of them trains an entry and the others
-// wait and load it. A complete entry is never deleted.
+// wait and load it. A complete entry is deleted only when it is damaged:
+// its files do not match its checksum (suite.ChecksumFile, written last;
+// entries of older binaries have none and are guarded by their
+// checkpoint's gzip checksums only) or its checkpoint does not load. The
+// run then warns naming it (Task.Warn) and trains the warm-up again, as
+// if the entry had never been written; the store is untouched until a
+// checkpoint loads whole. The cache is optional: an entry that cannot be
+// written warns and the run goes on.
 func (r *run) warmup(ctx context.Context) error {
 	if r.cfg.WarmupSteps == 0 {
 		return nil
@@ -393,25 +400,38 @@ func (r *run) warmup(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
+	suite.RemoveStaleTemps(filepath.Dir(dir)) // of killed writers
 	if curves, ok := readWarmupCurves(dir, warmupEpochs(r.cfg, len(r.task.Labelled))); ok {
-		_, err := checkpoint.Load(r.net.store).Dir(dir).Done()
-		r.net.predict.WeightsChanged()
-		if err != nil {
-			return fmt.Errorf("load warm-up checkpoint %s: %w", dir, err)
+		err := suite.VerifyChecksum(dir)
+		if errors.Is(err, suite.ErrNoChecksum) {
+			err = nil // an older binary's entry
 		}
-		for _, values := range curves {
-			values[suite.CachedEpochCurve] = 1
-			if err := r.logEpoch(ctx, values); err != nil {
-				return err
+		if err == nil {
+			_, err = checkpoint.Load(r.net.store).Dir(dir).Done()
+			r.net.predict.WeightsChanged()
+		}
+		if err == nil {
+			for _, values := range curves {
+				values[suite.CachedEpochCurve] = 1
+				if err := r.logEpoch(ctx, values); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-		return nil
+		r.task.Warnf("UGNN warm-up cache entry %s is damaged (%v); deleted it, training the warm-up again", dir, err)
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("delete damaged warm-up cache entry: %w", err)
+		}
 	}
 	curves, err := r.trainWarmup(ctx)
 	if err != nil {
 		return err
 	}
-	return r.saveWarmup(dir, curves)
+	if err := r.saveWarmup(dir, curves); err != nil {
+		r.task.Warnf("UGNN warm-up cache entry %s not saved (%v); the run goes on, later runs of its key train the warm-up again", dir, err)
+	}
+	return nil
 }
 
 // warmupLocks serialises the goroutines of this process per cache entry
@@ -457,8 +477,9 @@ func lockWarmup(ctx context.Context, dir string) (unlock func(), err error) {
 }
 
 // readWarmupCurves reads a complete cache entry's curves: curves.json is
-// written last, so an entry with a valid one holding all warm-up epochs is
-// complete.
+// written after the checkpoint (and before the checksum, which warmup
+// checks before use), so an entry with a valid one holding all warm-up
+// epochs is complete.
 func readWarmupCurves(dir string, epochs int) ([]map[string]float64, bool) {
 	data, err := os.ReadFile(filepath.Join(dir, "curves.json"))
 	if err != nil {
@@ -479,7 +500,7 @@ func readWarmupCurves(dir string, epochs int) ([]map[string]float64, bool) {
 // saveWarmup, whose renames are atomic) is replaced; the caller holds the
 // entry's lock, so nobody is loading it.
 func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".tmp-")
+	tmp, err := suite.MkdirCacheTemp(filepath.Dir(dir))
 	if err != nil {
 		return err
 	}
@@ -493,6 +514,9 @@ func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
 	}
 	data, _ := json.Marshal(curves)
 	if err := os.WriteFile(filepath.Join(tmp, "curves.json"), data, 0o644); err != nil {
+		return err
+	}
+	if err := suite.WriteChecksum(tmp); err != nil {
 		return err
 	}
 	err = os.Rename(tmp, dir)
@@ -568,9 +592,7 @@ func (r *run) cycles(ctx context.Context) error {
 				return err
 			}
 			if r.epoch < r.total {
-				if err := r.state.Save(r.task.Resume, r.net.store, cyclesAt{r.epoch, t, done, protos}); err != nil {
-					return err
-				}
+				r.state.Save(r.task.Resume, r.net.store, cyclesAt{r.epoch, t, done, protos})
 			}
 		}
 	}

@@ -153,6 +153,13 @@ func (m method) LegacyParams() suite.Params {
 	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256}
 }
 
+// CheckParams validates p as Fit would, before any work
+// (suite.ParamChecker).
+func (m method) CheckParams(p suite.Params) error {
+	_, err := configFrom(p, 1)
+	return err
+}
+
 // configFrom reads and validates the Config of params p (classes known
 // classes); Cycles comes back capped at the semi-supervised steps (see
 // Config).

@@ -230,7 +230,7 @@ func letterHigh(t *testing.T) (dir, ratioName string, ratio float64) {
 	t.Helper()
 	dir = datasetstest.Dir()
 	if dir == "" {
-		t.Skip("no data directory")
+		datasetstest.SkipNoData(t, "no data directory")
 	}
 	_ = datasetstest.Load(t, "Letter-high") // skips if absent
 	ratioName, ratio, err := datasets.ResolveRatio("Letter-high", "low")
