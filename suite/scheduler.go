@@ -135,9 +135,20 @@ type Scheduler struct {
 	Slots    []Slot
 	Observer Observer
 	// ElsewhereWait is how long the scheduler waits before it offers again
-	// the specs another process was running (0: DefaultElsewhereWait).
+	// the specs another process was running (0: DefaultElsewhereWait),
+	// to take over those whose process died.
 	ElsewhereWait time.Duration
+	// FinishedPoll is how often, while it waits, the scheduler asks the
+	// store whether another process finished one of those specs, and then
+	// ends the wait at once (0: DefaultFinishedPoll).
+	FinishedPoll time.Duration
 }
+
+// DefaultFinishedPoll is Scheduler.FinishedPoll's default: one cheap
+// indexed query a second, so that a grid shared by several processes ends
+// within about a second of its last run (with only ElsewhereWait it ended
+// up to 30 s late).
+const DefaultFinishedPoll = time.Second
 
 // DefaultElsewhereWait is Scheduler.ElsewhereWait's default: the run
 // store's heartbeat interval.
@@ -208,13 +219,9 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 			if o, ok := s.Observer.(ElsewhereObserver); ok {
 				o.WaitingElsewhere(len(elsewhere), wait)
 			}
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
+			if err = s.waitElsewhere(ctx, elsewhere, wait); err == nil && ctx.Err() == nil {
 				todo = elsewhere
 				continue
-			case <-ctx.Done():
-				t.Stop()
 			}
 		}
 		// Stopped with specs still running elsewhere: report them.
@@ -228,6 +235,44 @@ func (s *Scheduler) Run(ctx context.Context, specs []RunSpec) (Summary, error) {
 			err = ctx.Err()
 		}
 		return sum, err
+	}
+}
+
+// waitElsewhere waits until another process finished one of specs, wait
+// has passed, or ctx is done, asking the store every FinishedPoll. It
+// returns a store error.
+func (s *Scheduler) waitElsewhere(ctx context.Context, specs []RunSpec, wait time.Duration) error {
+	poll := s.FinishedPoll
+	if poll <= 0 {
+		poll = DefaultFinishedPoll
+	}
+	hashes := make([]string, len(specs))
+	for i, sp := range specs {
+		hashes[i] = sp.Hash()
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-deadline.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			done, err := s.Store.Finished(hashes)
+			if err != nil {
+				return err
+			}
+			if len(done) > 0 {
+				for _, h := range hashes {
+					if done[h] {
+						return nil
+					}
+				}
+			}
+		}
 	}
 }
 

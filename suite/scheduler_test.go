@@ -938,3 +938,51 @@ func TestSchedulerSharesWithOtherProcesses(t *testing.T) {
 		t.Errorf("spec running elsewhere: RunEnd errors %v, want one ErrRunningElsewhere", ends)
 	}
 }
+
+// finishingRecorder is an otherProcessRecorder whose other process
+// finishes every spec it runs once the scheduler has asked Finished a few
+// times.
+type finishingRecorder struct {
+	*otherProcessRecorder
+	polls atomic.Int64
+}
+
+func (r *finishingRecorder) Finished(hashes []string) (map[string]bool, error) {
+	if r.polls.Add(1) < 3 {
+		return r.otherProcessRecorder.Finished(hashes)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]bool{}
+	for _, h := range hashes {
+		if r.running[h] > 0 {
+			out[h] = true
+			r.finished[h] = true
+			r.running[h] = 0
+		}
+	}
+	return out, nil
+}
+
+// TestSchedulerNoticesFinishedElsewhereAtOnce: a grid waiting for a spec
+// that another process runs ends as soon as the store says it finished
+// (polled every FinishedPoll), not after ElsewhereWait (an hour here).
+func TestSchedulerNoticesFinishedElsewhereAtOnce(t *testing.T) {
+	e := newEnv(t)
+	specs := expand(t, []string{"test-oracle-free"}, []string{"low"}, []int64{0})
+	rec := &finishingRecorder{otherProcessRecorder: &otherProcessRecorder{Recorder: e.rec,
+		running: map[string]int{specs[0].Hash(): 1000}, finished: map[string]bool{}}}
+	sched := e.scheduler(t, 1, newObserver())
+	sched.Store, sched.ElsewhereWait, sched.FinishedPoll = rec, time.Hour, 5*time.Millisecond
+	start := time.Now()
+	sum, err := sched.Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (suite.Summary{Skipped: 1}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("the grid waited %v for a run finished elsewhere", d)
+	}
+}
