@@ -1,7 +1,11 @@
 package ugnn
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 
 	"github.com/ugbench/ugbench/suite"
 )
@@ -21,12 +25,147 @@ func defaultSpec(name string) suite.RunSpec {
 		Protocol: suite.Protocol{ClassSplit: "first", TestFrac: 0.2, Alpha: 1}}
 }
 
+// leverValues holds a value other than the default for every lever.
+var leverValues = map[string]any{
+	"unknown_mass": true,
+}
+
 // TestDefaultSpecHash: the default spec of every variant, the levers at
-// their defaults, hashes as before the levers existed.
+// their defaults, hashes as before the levers existed; any lever set to
+// another value hashes differently, and configFrom accepts it.
 func TestDefaultSpecHash(t *testing.T) {
 	for _, v := range Variants {
 		if h, want := defaultSpec(v.Name).Hash(), defaultSpecHashes[v.Name]; h != want {
 			t.Errorf("default %s spec hashes to %s, want %s", v.Name, h, want)
+		}
+	}
+	legacy := method{Variants[0]}.LegacyParams()
+	defaults := method{Variants[0]}.Defaults()
+	for k, val := range leverValues {
+		if legacy[k] != defaults[k] {
+			t.Errorf("lever %s: legacy value %v, default %v", k, legacy[k], defaults[k])
+		}
+		s := defaultSpec("ugnn")
+		s.Params[k] = val
+		if s.Hash() == defaultSpecHashes["ugnn"] {
+			t.Errorf("%s = %v hashes like the default", k, val)
+		}
+		if _, err := configFrom(s.Params, 10); err != nil {
+			t.Errorf("%s = %v rejected: %v", k, val, err)
+		}
+	}
+}
+
+// TestPrototypeMarginal: unknown_mass's marginal by hand. Letter-high low's
+// C = 10, R = 3, K = 600 of |D^u| = 1,560 at α = 1: the unknown prototypes
+// share 600/1560 = 0.3846 (0.1282 each), the known ones 0.6154 (0.0615
+// each); the mass is clamped to [0.001, 0.999]; nil without one kind.
+func TestPrototypeMarginal(t *testing.T) {
+	m := PrototypeMarginal(10, 3, 1, 600, 1560)
+	var sum float64
+	for e, x := range m {
+		want := (1 - 600.0/1560) / 10
+		if e >= 10 {
+			want = 600.0 / 1560 / 3
+		}
+		if !near(x, want, 1e-12) {
+			t.Errorf("m[%d] = %v, want %v", e, x, want)
+		}
+		sum += x
+	}
+	if len(m) != 13 || !near(sum, 1, 1e-12) {
+		t.Errorf("%d entries summing to %v, want 13 summing to 1", len(m), sum)
+	}
+	if m := PrototypeMarginal(2, 2, 1.4, 100, 200); !near(m[2]+m[3], 0.7, 1e-12) || !near(m[0], 0.15, 1e-12) {
+		t.Errorf("α 1.4, K 100, |D^u| 200: %v, want unknown mass 0.7", m)
+	}
+	if m := PrototypeMarginal(2, 1, 1, 0, 100); !near(m[2], unknownMassClamp, 1e-15) {
+		t.Errorf("K = 0: unknown mass %v, want the clamp %v", m[2], unknownMassClamp)
+	}
+	if m := PrototypeMarginal(2, 1, 2, 100, 100); !near(m[2], 1-unknownMassClamp, 1e-15) {
+		t.Errorf("αK > |D^u|: unknown mass %v, want %v", m[2], 1-unknownMassClamp)
+	}
+	if PrototypeMarginal(0, 3, 1, 10, 100) != nil || PrototypeMarginal(10, 0, 1, 10, 100) != nil {
+		t.Error("a marginal without known or without unknown prototypes, want nil (uniform)")
+	}
+}
+
+// runSinkhornMarginal evaluates SinkhornMarginal on scores [B][E], weight
+// [B].
+func runSinkhornMarginal(t *testing.T, scores [][]float64, weight, m []float64, eps float64, iters int) [][]float64 {
+	t.Helper()
+	out := MustExecOnce(testBackend(t), func(s, w *Node) *Node {
+		return SinkhornMarginal(s, w, m, eps, iters)
+	}, tensor2D(scores), tensor1D(weight))
+	return rows2D(out)
+}
+
+// TestSinkhornMarginalMasses: on a 12×5 matrix with 2 padding rows, after
+// 300 iterations prototype e holds m_e·B_real of the mass (every real row
+// still sums to 1, padding rows are zero), where uniform Sinkhorn gives it
+// B_real/5; with the uniform marginal spelled out it is Sinkhorn.
+func TestSinkhornMarginalMasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := randomScores(rng, 12, 5, 1)
+	w := realWeights(12, 10)
+	m := []float64{0.1, 0.2, 0.3, 0.15, 0.25}
+	q := runSinkhornMarginal(t, s, w, m, 0.5, 300)
+	for e := range m {
+		var col float64
+		for i := range q {
+			col += q[i][e]
+		}
+		if !near(col/10, m[e], 1e-3) {
+			t.Errorf("prototype %d holds %.5f of the mass, want %v", e, col/10, m[e])
+		}
+	}
+	for i, row := range q {
+		var sum float64
+		for _, v := range row {
+			sum += v
+		}
+		if want := w[i]; !near(sum, want, 1e-5) {
+			t.Errorf("row %d sums to %v, want %v", i, sum, want)
+		}
+	}
+	if d := columnDeviation(q, 10); d < 0.2 {
+		t.Errorf("masses within %.3f of uniform: the marginal made no difference", d)
+	}
+	uniform := runSinkhornMarginal(t, s, w, []float64{0.2, 0.2, 0.2, 0.2, 0.2}, 0.5, 3)
+	ref := runSinkhorn(t, s, w, 0.5, 3)
+	for i := range ref {
+		for e := range ref[i] {
+			if math.Abs(uniform[i][e]-ref[i][e]) > 1e-6 {
+				t.Fatalf("uniform marginal: Q[%d][%d] = %v, Sinkhorn %v", i, e, uniform[i][e], ref[i][e])
+			}
+		}
+	}
+}
+
+// TestUnknownMassWiring: with unknown_mass the run's Sinkhorn marginal is
+// PrototypeMarginal of its task for ugnn and w/o S (C + R prototypes), and
+// uniform (nil) for the variants with one kind of prototypes or none, and
+// for every variant by default.
+func TestUnknownMassWiring(t *testing.T) {
+	lt := newLetterTask(t)
+	for _, on := range []bool{false, true} {
+		for _, v := range Variants {
+			p := lt.params(1)
+			p["unknown_mass"] = on
+			var reported [][]int
+			r := startRun(t, lt.task(p, 1, &reported), v)
+			var want []float64
+			if on && v.KnownPrototypes && v.UnknownPrototypes {
+				want = PrototypeMarginal(lt.numKnown, 3, 1, lt.numUnknown, len(lt.split.Unlabelled))
+			}
+			if len(r.net.marginal) != len(want) {
+				t.Fatalf("unknown_mass %v, %s: marginal %v, want %v", on, v.Name, r.net.marginal, want)
+			}
+			for e := range want {
+				if r.net.marginal[e] != want[e] {
+					t.Fatalf("unknown_mass %v, %s: marginal %v, want %v", on, v.Name, r.net.marginal, want)
+				}
+			}
 		}
 	}
 }

@@ -24,6 +24,9 @@ type network struct {
 	warm    *model.Exec
 	semis   map[int]*model.Exec // by number of labelled chunks
 	predict *gnn.Predictor      // reads the current weights (see gnn.Predictor)
+	// marginal is Sinkhorn's prototype marginal (SinkhornMarginal; nil:
+	// uniform), set before the first semi step.
+	marginal []float64
 }
 
 // encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
@@ -127,7 +130,7 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 			z1s, z2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(ws, in[s+6])
 		}
 		z1, z2, wu := Concatenate(z1s, 0), Concatenate(z2s, 0), Concatenate(ws, 0)
-		q := Sinkhorn(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, cfg.SinkhornEps, cfg.SinkhornIters)
+		q := SinkhornMarginal(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, n.marginal, cfg.SinkhornEps, cfg.SinkhornIters)
 		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
 		lossU := SoftCrossEntropy(q, p, wu)
 		loss := Add(lossL, lossU)

@@ -86,6 +86,10 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	}
 	r := &run{task: task, cfg: cfg, v: v, net: net, total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)), feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
 		label: make(map[int]int32, len(task.Labelled))}
+	if cfg.UnknownMass && v.Prototypes {
+		net.marginal = PrototypeMarginal(cfg.Classes*boolInt(v.KnownPrototypes), cfg.UnknownPrototypes*boolInt(v.UnknownPrototypes),
+			cfg.Alpha, task.NumUnknown, len(task.Unlabelled))
+	}
 	r.semiRNG = r.state.TrackRNG("semi", rand.NewPCG(uint64(task.Seed), 2))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])

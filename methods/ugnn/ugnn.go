@@ -96,6 +96,24 @@ type Config struct {
 	// Chunks splits every batch into size-sorted chunks padded separately
 	// (gnn.SizeChunks; same loss and gradient, less padding).
 	Chunks int
+	Levers
+}
+
+// Levers are changes beyond the paper, each a hyper-parameter whose
+// default is the paper's (faithful) behaviour; stored runs hash as if they
+// did not exist (method.LegacyParams).
+type Levers struct {
+	// UnknownMass (unknown_mass, default false): Sinkhorn-Knopp's
+	// prototype marginal gives the R unknown prototypes the total mass
+	// α·K/|D^u| (the unknown share of D^u the curriculum assumes; clamped
+	// to [0.001, 0.999]), split evenly, and the C known prototypes the
+	// rest, split evenly, instead of 1/(C+R) each (the paper's
+	// equipartition, eq. 9). Optimal transport with a non-uniform
+	// marginal is the same Sinkhorn-Knopp iteration (Cuturi 2013); SwAV
+	// (Caron et al. 2020) uses the uniform one because its classes are
+	// balanced, which D^u's known and unknown graphs are not. Only when
+	// both kinds of prototypes exist (not in w/o KP, w/o UP).
+	UnknownMass bool
 }
 
 // Variant switches the parts of UGNN that the ablations of Table 4 remove.
@@ -142,15 +160,20 @@ func (m method) Defaults() suite.Params {
 		"unknown_prototypes": 3,
 		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
+		// Levers (see Levers), at the paper's behaviour.
+		"unknown_mass": false,
 	}
 }
 
 // LegacyParams: curve_every (added with protocol v2) only reports D^u's
 // accuracy during training and changes nothing a run computes, so at 0
 // it hashes as if absent; unlabelled_batch_size (added with it) was
-// batch_size before, 256.
+// batch_size before, 256. The levers (Levers), added later, hash as
+// absent at their defaults, the paper's behaviour that runs stored
+// before them had.
 func (m method) LegacyParams() suite.Params {
-	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256}
+	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
+		"unknown_mass": false}
 }
 
 // configFrom reads and validates the Config of params p (classes known
@@ -165,6 +188,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
+		Levers: Levers{UnknownMass: p.Bool("unknown_mass")},
 	}
 	switch {
 	case c.Steps < 0:
