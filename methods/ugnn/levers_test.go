@@ -1,8 +1,10 @@
 package ugnn
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -27,7 +29,7 @@ func defaultSpec(name string) suite.RunSpec {
 
 // leverValues holds a value other than the default for every lever.
 var leverValues = map[string]any{
-	"unknown_mass": true,
+	"unknown_mass": true, "curriculum": CurriculumCount,
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at
@@ -167,5 +169,58 @@ func TestUnknownMassWiring(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCurriculumCountHand: curriculum "count" selects exactly ⌈(t/T)·α·K⌉
+// graphs, the least confident, in position order: 8 scores, K = 5, α = 1,
+// T = 3 give 2, 4, 5 graphs at t = 1, 2, 3 (⌈5/3⌉, ⌈10/3⌉, 5); α = 1.4
+// gives ⌈7/3⌉ = 3 at t = 1; tied scores are taken by position. The scale
+// reading selects one graph at t = 1 on the same scores.
+func TestCurriculumCountHand(t *testing.T) {
+	s := []float64{0.9, 0.2, 0.5, 0.1, 0.8, 0.3, 0.95, 0.4}
+	for _, c := range []struct {
+		alpha float64
+		t     int
+		want  []int
+	}{
+		{1, 1, []int{1, 3}}, {1, 2, []int{1, 3, 5, 7}}, {1, 3, []int{1, 2, 3, 5, 7}}, {1.4, 1, []int{1, 3, 5}},
+		{1e-6, 1, []int{3}}, {10, 3, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+	} {
+		got := CountOODSet(s, 5, c.alpha, c.t, 3)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("α %v, t %d: %v, want %v", c.alpha, c.t, got, c.want)
+		}
+		if n := int(math.Ceil(float64(c.t) / 3 * c.alpha * 5)); len(got) != min(max(n, 1), len(s)) {
+			t.Errorf("α %v, t %d: %d graphs, want ⌈(t/T)αK⌉ = %d", c.alpha, c.t, len(got), n)
+		}
+	}
+	if got := CountOODSet([]float64{0.5, 0.2, 0.2, 0.2}, 2, 1, 1, 1); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("ties: %v, want [1 2]", got)
+	}
+	if got := OODSet(s, CurriculumThreshold(s, 5, 1, 1, 3)); !slices.Equal(got, []int{3}) {
+		t.Errorf("scale reading at t = 1: %v, want [3] (δ_1 = 0.5/3)", got)
+	}
+	p := method{Variants[0]}.Defaults()
+	p["curriculum"] = "bogus"
+	if _, err := configFrom(p, 10); err == nil {
+		t.Error("curriculum bogus accepted")
+	}
+}
+
+// TestCurriculumCountCycle: on Letter-high with an untrained network,
+// cycle 1 of 5 under curriculum "count" reports ⌈αK/5⌉ graphs, the least
+// confident of the same scores (the default reports its fallback of R).
+func TestCurriculumCountCycle(t *testing.T) {
+	lt := newLetterTask(t)
+	p := lt.params(5)
+	p["curriculum"] = CurriculumCount
+	var reported [][]int
+	r := startRun(t, lt.task(p, 1, &reported), Variants[0])
+	if _, err := r.cycleStart(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if want := int(math.Ceil(float64(lt.numUnknown) / 5)); len(reported[0]) != want {
+		t.Errorf("K %d: cycle 1 of 5 selected %d graphs, want ⌈K/5⌉ = %d", lt.numUnknown, len(reported[0]), want)
 	}
 }

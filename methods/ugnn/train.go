@@ -599,8 +599,12 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	if err := r.task.ReportScores(r.epoch, un, parts); err != nil {
 		return nil, err
 	}
-	thr := CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
-	pos := OODSet(scores, thr)
+	var pos []int
+	if r.cfg.Curriculum == CurriculumCount {
+		pos = CountOODSet(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
+	} else {
+		pos = OODSet(scores, CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles))
+	}
 	if len(pos) < r.cfg.UnknownPrototypes { // too few to cluster: take the least confident
 		order := make([]int, len(scores))
 		for i := range order {

@@ -114,7 +114,22 @@ type Levers struct {
 	// balanced, which D^u's known and unknown graphs are not. Only when
 	// both kinds of prototypes exist (not in w/o KP, w/o UP).
 	UnknownMass bool
+	// Curriculum (curriculum, default "scale"): how cycle t of T selects
+	// the OOD set. "scale" is the paper's formula as written (§4.2,
+	// δ_t = (t/T)·δ scales the score; early cycles often select nothing
+	// and fall back to the R least confident graphs); "count" takes the
+	// ⌈(t/T)·α·K⌉ least confident graphs (CountOODSet), the same
+	// easy-to-hard schedule counted in graphs, so that every cycle's
+	// unknown prototypes are k-means centroids of a real set (curriculum
+	// learning, Bengio et al. 2009).
+	Curriculum string
 }
+
+// The values of Levers.Curriculum.
+const (
+	CurriculumScale = "scale"
+	CurriculumCount = "count"
+)
 
 // Variant switches the parts of UGNN that the ablations of Table 4 remove.
 type Variant struct {
@@ -161,7 +176,7 @@ func (m method) Defaults() suite.Params {
 		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
 		// Levers (see Levers), at the paper's behaviour.
-		"unknown_mass": false,
+		"unknown_mass": false, "curriculum": CurriculumScale,
 	}
 }
 
@@ -173,7 +188,7 @@ func (m method) Defaults() suite.Params {
 // before them had.
 func (m method) LegacyParams() suite.Params {
 	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
-		"unknown_mass": false}
+		"unknown_mass": false, "curriculum": CurriculumScale}
 }
 
 // configFrom reads and validates the Config of params p (classes known
@@ -188,7 +203,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
-		Levers: Levers{UnknownMass: p.Bool("unknown_mass")},
+		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum")},
 	}
 	switch {
 	case c.Steps < 0:
@@ -209,6 +224,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
 	case c.UnlabelledBatch < 2:
 		return c, fmt.Errorf("unlabelled_batch_size %d: must be ≥ 2", c.UnlabelledBatch)
+	case c.Curriculum != CurriculumScale && c.Curriculum != CurriculumCount:
+		return c, fmt.Errorf("curriculum %q: want %q or %q", c.Curriculum, CurriculumScale, CurriculumCount)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
 	}
