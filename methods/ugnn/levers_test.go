@@ -29,7 +29,7 @@ func defaultSpec(name string) suite.RunSpec {
 
 // leverValues holds a value other than the default for every lever.
 var leverValues = map[string]any{
-	"unknown_mass": true, "curriculum": CurriculumCount,
+	"unknown_mass": true, "curriculum": CurriculumCount, "proj_head": true,
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at
@@ -223,4 +223,94 @@ func TestCurriculumCountCycle(t *testing.T) {
 	if want := int(math.Ceil(float64(lt.numUnknown) / 5)); len(reported[0]) != want {
 		t.Errorf("K %d: cycle 1 of 5 selected %d graphs, want ⌈K/5⌉ = %d", lt.numUnknown, len(reported[0]), want)
 	}
+}
+
+// TestProjHead: proj_head adds the head's 4 variables (two Linear layers'
+// weights and biases) and maps the embedding to H = 16 dimensions instead
+// of the readout's 2H = 32, unit norm either way, with the same logits (ψ
+// reads the readout; the head's variables do not move the others'
+// initialisation); it changes the warm-up key, and the default keeps it.
+func TestProjHead(t *testing.T) {
+	lt := newLetterTask(t)
+	ctx := context.Background()
+	views := func(r *run) []view {
+		v := make([]view, 20)
+		for i := range v {
+			v[i] = r.wholeView(lt.split.Unlabelled[i])
+		}
+		return v
+	}
+	type out struct {
+		vars        int
+		logits, emb [][]float32
+		key         string
+	}
+	res := map[bool]out{}
+	for _, on := range []bool{false, true} {
+		p := lt.params(1)
+		p["proj_head"] = on
+		var reported [][]int
+		r := startRun(t, lt.task(p, 1, &reported), Variants[0])
+		logits, emb, err := r.predictViews(ctx, views(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[on] = out{vars: r.net.store.NumVariables(), logits: logits, emb: emb, key: r.warmupKey()}
+	}
+	if d := res[true].vars - res[false].vars; d != 4 {
+		t.Errorf("proj_head adds %d variables, want 4", d)
+	}
+	for on, want := range map[bool]int{false: 32, true: 16} {
+		for i, e := range res[on].emb {
+			var n float64
+			for _, x := range e {
+				n += float64(x) * float64(x)
+			}
+			if len(e) != want || !near(n, 1, 1e-4) {
+				t.Fatalf("proj_head %v: embedding %d has %d dimensions and squared norm %v, want %d and 1", on, i, len(e), n, want)
+			}
+		}
+		for i := range res[on].logits {
+			if !slices.Equal(res[on].logits[i], res[!on].logits[i]) {
+				t.Fatalf("graph %d: logits differ with and without the head", i)
+			}
+		}
+	}
+	if res[true].key == res[false].key {
+		t.Error("proj_head keeps the warm-up key")
+	}
+}
+
+// leverRun runs ugnn through the suite's runner on Letter-high low with
+// the tiny budget and the given levers, and checks that every loss curve
+// is finite and the headline metrics are in [0, 1].
+func leverRun(t *testing.T, levers suite.Params) suite.Result {
+	t.Helper()
+	dir, _, _ := letterHigh(t)
+	p := tinyParams()
+	for k, v := range levers {
+		p[k] = v
+	}
+	res := runSpec(t, &suite.Runner{DataDir: dir, Backend: "go"}, "ugnn", 0, p)
+	for _, c := range res.Curves {
+		if len(c.Name) >= 4 && c.Name[:4] == "loss" && (!finite(c.Value) || c.Value < 0) {
+			t.Errorf("%s at epoch %d = %v", c.Name, c.Epoch, c.Value)
+		}
+	}
+	for _, m := range []string{suite.MetricAccuracy, suite.MetricClosedAcc, suite.MetricOODAUROC} {
+		if v, ok := res.Metrics[m]; !ok || !(v >= 0 && v <= 1) {
+			t.Errorf("%s = %v (present %v)", m, v, ok)
+		}
+	}
+	if len(points(res, "loss_u")) == 0 {
+		t.Error("no L^u logged")
+	}
+	return res
+}
+
+// TestProjHeadRun: a tiny ugnn run with proj_head finishes with finite
+// losses.
+func TestProjHeadRun(t *testing.T) {
+	res := leverRun(t, suite.Params{"proj_head": true})
+	t.Logf("loss_u %v, metrics %v, %.1fs", points(res, "loss_u"), res.Metrics, res.Seconds)
 }

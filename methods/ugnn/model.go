@@ -54,10 +54,14 @@ func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
 }
 
 // forward returns the class logits [B, C] and the L2-normalised embedding
-// [B, 2H] of a batch.
+// of a batch: of the readout z [B, 2H], or with the proj_head lever of the
+// projection head's output [B, H] (Levers.ProjHead; ψ reads z either way).
 func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *Node) {
 	z := n.encode(scope.At("encoder"), x, adj, mask) // At: the semi step encodes three batches
 	logits = gnn.MLP(scope.At("classifier"), z, n.cfg.Hidden, n.cfg.Classes)
+	if n.cfg.ProjHead {
+		z = gnn.MLP(scope.At("proj_head"), z, 2*n.cfg.Hidden, n.cfg.Hidden)
+	}
 	return logits, L2NormalizeWithEpsilon(z, 1e-12, -1)
 }
 

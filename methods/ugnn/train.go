@@ -366,9 +366,10 @@ func (r *run) warmupKey() string {
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
+		ProjHead                      bool `json:",omitempty"` // levers: absent at their defaults
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
-		c.Classes, gnn.BackendConfig(r.task.Backend)})
+		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
@@ -782,7 +783,8 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 // so that ood_auroc_msp and ood_auroc_subgraph compare all variants.
 // Embeddings are Φ's readout of the whole graph, L2-normalised: the space
 // of UGNN's prototypes and contrastive loss (the classifier ψ reads the
-// same readout before normalisation). Logits (ψ on the whole graph) and
+// same readout before normalisation); with the proj_head lever, the
+// projection head's output, normalised, which is that space then. Logits (ψ on the whole graph) and
 // embeddings of task.Eval and task.Labelled are handed over for the
 // post-hoc scorers.
 func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {

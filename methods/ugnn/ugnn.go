@@ -123,6 +123,18 @@ type Levers struct {
 	// unknown prototypes are k-means centroids of a real set (curriculum
 	// learning, Bengio et al. 2009).
 	Curriculum string
+	// ProjHead (proj_head, default false): a projection head g, Linear
+	// (2H→2H) → ReLU → Linear (2H→H), no final ReLU, maps the readout z to
+	// the space that is L2-normalised and used by the supervised
+	// contrastive loss, the prototypes and L^u (SimCLR, Chen et al. 2020;
+	// SupCon, Khosla et al. 2020; SwAV, Caron et al. 2020); the classifier
+	// ψ still reads z. Without it that space is z itself, which is ≥ 0
+	// (a mean‖max readout of ReLU outputs), so every cosine is ≥ 0. The
+	// papers' heads put BatchNorm after the first Linear; this one has
+	// none, because the head also runs outside training (prototypes,
+	// embeddings), where a masked BatchNorm would need running statistics
+	// that the suite's layers do not keep.
+	ProjHead bool
 }
 
 // The values of Levers.Curriculum.
@@ -176,7 +188,7 @@ func (m method) Defaults() suite.Params {
 		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
 		// Levers (see Levers), at the paper's behaviour.
-		"unknown_mass": false, "curriculum": CurriculumScale,
+		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
 	}
 }
 
@@ -188,7 +200,7 @@ func (m method) Defaults() suite.Params {
 // before them had.
 func (m method) LegacyParams() suite.Params {
 	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
-		"unknown_mass": false, "curriculum": CurriculumScale}
+		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false}
 }
 
 // configFrom reads and validates the Config of params p (classes known
@@ -203,7 +215,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
-		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum")},
+		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum"),
+			ProjHead: p.Bool("proj_head")},
 	}
 	switch {
 	case c.Steps < 0:
