@@ -30,6 +30,7 @@ func defaultSpec(name string) suite.RunSpec {
 // leverValues holds a value other than the default for every lever.
 var leverValues = map[string]any{
 	"unknown_mass": true, "curriculum": CurriculumCount, "proj_head": true,
+	"pseudo_label": 0.95, "pseudo_weight": 0.5,
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at
@@ -313,4 +314,47 @@ func leverRun(t *testing.T, levers suite.Params) suite.Result {
 func TestProjHeadRun(t *testing.T) {
 	res := leverRun(t, suite.Params{"proj_head": true})
 	t.Logf("loss_u %v, metrics %v, %.1fs", points(res, "loss_u"), res.Metrics, res.Seconds)
+}
+
+// TestPseudoLabelLossHand: 2 known and 2 unknown prototypes, 3 real rows
+// and a padding row. At threshold 0.5 only row 0 (known prototype 0,
+// 0.7) is pseudo-labelled: row 1's largest share is an unknown prototype,
+// row 2's (known 1) is 0.4; loss = log(1 + e^−2)/3 for logits (2, 0), and
+// 1/3 of the rows. At 0.3 row 2 joins with target 1: + log(1 + e^−1)/3.
+func TestPseudoLabelLossHand(t *testing.T) {
+	q := [][]float64{{0.7, 0.1, 0.1, 0.1}, {0.1, 0.2, 0.6, 0.1}, {0.3, 0.4, 0.2, 0.1}, {0.9, 0, 0, 0.1}}
+	logits := [][]float64{{2, 0}, {5, -5}, {0, 1}, {-9, 9}}
+	w := []float64{1, 1, 1, 0}
+	a, b := math.Log1p(math.Exp(-2)), math.Log1p(math.Exp(-1))
+	for _, c := range []struct{ thr, loss, frac float64 }{{0.5, a / 3, 1.0 / 3}, {0.3, (a + b) / 3, 2.0 / 3}, {0.8, 0, 0}} {
+		out := MustExecOnceN(testBackend(t), func(q, l, w *Node) []*Node {
+			loss, frac := PseudoLabelLoss(q, l, w, 2, c.thr)
+			return []*Node{loss, frac}
+		}, tensor2D(q), tensor2D(logits), tensor1D(w))
+		if got := scalarOf(out[0]); !near(got, c.loss, 1e-6) {
+			t.Errorf("threshold %v: loss %v, want %v", c.thr, got, c.loss)
+		}
+		if got := scalarOf(out[1]); !near(got, c.frac, 1e-6) {
+			t.Errorf("threshold %v: share %v, want %v", c.thr, got, c.frac)
+		}
+	}
+}
+
+// TestPseudoLabelRun: a tiny ugnn run with pseudo_label logs the term and
+// its share, in [0, 1], every semi epoch; the default logs neither.
+func TestPseudoLabelRun(t *testing.T) {
+	res := leverRun(t, suite.Params{"pseudo_label": 0.5})
+	pl, frac := points(res, "loss_pl"), points(res, "pl_frac")
+	if len(pl) != len(points(res, "loss_u")) || len(frac) != len(pl) {
+		t.Fatalf("%d loss_pl and %d pl_frac points for %d loss_u", len(pl), len(frac), len(points(res, "loss_u")))
+	}
+	for _, f := range frac {
+		if !(f >= 0 && f <= 1) {
+			t.Errorf("pl_frac %v", frac)
+		}
+	}
+	t.Logf("loss_pl %v, pl_frac %v", pl, frac)
+	if runs, err := tinyRuns(); err == nil && len(points(runs["ugnn"], "loss_pl")) != 0 {
+		t.Error("the default run logs loss_pl")
+	}
 }

@@ -62,6 +62,27 @@ func SinkhornMarginal(scores, weight *Node, m []float64, eps float64, iters int)
 	return StopGradient(Mul(q, numB))
 }
 
+// PseudoLabelLoss is the pseudo_label lever's term (Levers.PseudoLabel;
+// FixMatch, Sohn et al. 2020): q [B, E] are Sinkhorn codes whose first
+// known columns are the known prototypes, class by class; logits [B,
+// known] are ψ's on the other view; weight [B] marks real graphs. A row
+// is pseudo-labelled when its largest entry is a known prototype c
+// (ties with an unknown one count as known) and q_c ≥ threshold; loss is
+// Σ over those rows of the cross-entropy of logits with target c, divided
+// by the number of real rows; frac is the pseudo-labelled share of the
+// real rows. No gradient flows into q.
+func PseudoLabelLoss(q, logits, weight *Node, known int, threshold float64) (loss, frac *Node) {
+	q = StopGradient(q)
+	qk := Slice(q, AxisRange(), AxisRange(0, known))
+	best := ReduceMax(qk, -1)
+	keep := And(GreaterOrEqual(best, ReduceMax(q, -1)), GreaterOrEqual(best, Scalar(q.Graph(), q.DType(), threshold)))
+	mask := Mul(ConvertDType(keep, q.DType()), weight)
+	target := OneHot(ArgMax(qk, -1), known, logits.DType())
+	ce := Neg(ReduceSum(Mul(target, LogSoftmax(logits, -1)), -1))
+	n := Max(ReduceAllSum(weight), OnesLike(ReduceAllSum(weight)))
+	return Div(ReduceAllSum(Mul(ce, mask)), n), Div(ReduceAllSum(mask), n)
+}
+
 // unknownMassClamp bounds PrototypeMarginal's unknown mass away from 0
 // and 1, so that no kind of prototype is left without mass.
 const unknownMassClamp = 1e-3

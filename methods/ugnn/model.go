@@ -27,6 +27,9 @@ type network struct {
 	// marginal is Sinkhorn's prototype marginal (SinkhornMarginal; nil:
 	// uniform), set before the first semi step.
 	marginal []float64
+	// pseudoKnown is the number of known prototypes (the first of H) for
+	// the pseudo_label lever; 0: no pseudo-label term.
+	pseudoKnown int
 }
 
 // encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
@@ -116,7 +119,9 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 // w); 7 per unlabelled chunk (view 1 = edge deletion: x, adj, mask; view 2
 // = node deletion: x, adj, mask; weights [B_s]); the prototypes H [E, 2H].
 // Outputs: loss, cross-entropy, L^u, and view 1's normalised embeddings of
-// all unlabelled chunks concatenated [ΣB_s, 2H].
+// all unlabelled chunks concatenated [ΣB_s, 2H]; with the pseudo_label
+// lever, then the pseudo-label term and its share of pseudo-labelled
+// graphs (PseudoLabelLoss).
 func (n *network) semi(kl int) (*model.Exec, error) {
 	if e, ok := n.semis[kl]; ok {
 		return e, nil
@@ -127,19 +132,25 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 		n.store.SetTraining(g, true)
 		lossL, ce := n.labelledLoss(scope, in[:5*kl])
 		protos := in[len(in)-1]
-		var z1s, z2s, ws []*Node
+		var z1s, z2s, l2s, ws []*Node
 		for s := 5 * kl; s+6 < len(in)-1; s += 7 {
 			_, z1 := n.forward(scope, in[s], in[s+1], in[s+2])
-			_, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
-			z1s, z2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(ws, in[s+6])
+			l2, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
+			z1s, z2s, l2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(l2s, l2), append(ws, in[s+6])
 		}
 		z1, z2, wu := Concatenate(z1s, 0), Concatenate(z2s, 0), Concatenate(ws, 0)
 		q := SinkhornMarginal(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, n.marginal, cfg.SinkhornEps, cfg.SinkhornIters)
 		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
 		lossU := SoftCrossEntropy(q, p, wu)
 		loss := Add(lossL, lossU)
+		var extra []*Node
+		if cfg.PseudoLabel > 0 && n.pseudoKnown > 0 {
+			pl, frac := PseudoLabelLoss(q, Concatenate(l2s, 0), wu, n.pseudoKnown, cfg.PseudoLabel)
+			loss = Add(loss, MulScalar(pl, cfg.PseudoWeight))
+			extra = []*Node{pl, frac}
+		}
 		n.opt.UpdateGraph(scope, g, loss)
-		return []*Node{loss, ce, lossU, z1}
+		return append([]*Node{loss, ce, lossU, z1}, extra...)
 	})
 	if err != nil {
 		return nil, err

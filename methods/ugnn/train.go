@@ -90,6 +90,9 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 		net.marginal = PrototypeMarginal(cfg.Classes*boolInt(v.KnownPrototypes), cfg.UnknownPrototypes*boolInt(v.UnknownPrototypes),
 			cfg.Alpha, task.NumUnknown, len(task.Unlabelled))
 	}
+	if v.Prototypes && v.KnownPrototypes {
+		net.pseudoKnown = cfg.Classes
+	}
 	r.semiRNG = r.state.TrackRNG("semi", rand.NewPCG(uint64(task.Seed), 2))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
@@ -736,7 +739,7 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 	if err != nil {
 		return nil, err
 	}
-	var loss, ce, lu float64
+	var loss, ce, lu, plSum, fracSum float64
 	steps := 0
 	for start := 0; start < len(un) && steps < limit; start += r.cfg.UnlabelledBatch {
 		if err := ctx.Err(); err != nil {
@@ -760,6 +763,11 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 		c, _ := scalar(out[1], "cross-entropy")
 		u, _ := scalar(out[2], "L^u")
 		loss, ce, lu = loss+l, ce+c, lu+u
+		if len(out) > 5 { // pseudo_label
+			pl, _ := scalar(out[4], "pseudo-label loss")
+			frac, _ := scalar(out[5], "pseudo-labelled share")
+			plSum, fracSum = plSum+pl, fracSum+frac
+		}
 		steps++
 		z := tensors.MustCopyFlatData[float32](out[3])
 		d := out[3].Shape().Dim(1)
@@ -772,7 +780,11 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 		MomentumUpdate(protos, emb, r.cfg.Eta)
 	}
 	n := float64(max(steps, 1))
-	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "loss_u": lu / n, "steps": float64(steps)}, nil
+	values := map[string]float64{"loss": loss / n, "loss_ce": ce / n, "loss_u": lu / n, "steps": float64(steps)}
+	if r.cfg.PseudoLabel > 0 && r.net.pseudoKnown > 0 {
+		values["loss_pl"], values["pl_frac"] = plSum/n, fracSum/n
+	}
+	return values, nil
 }
 
 // predictions: class = argmax ψ on the whole graph; unknown score = 1 − s~

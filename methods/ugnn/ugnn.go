@@ -135,6 +135,17 @@ type Levers struct {
 	// embeddings), where a masked BatchNorm would need running statistics
 	// that the suite's layers do not keep.
 	ProjHead bool
+	// PseudoLabel (pseudo_label, default 0 = off) and PseudoWeight
+	// (pseudo_weight, default 1): FixMatch's unlabelled loss (Sohn et al.
+	// 2020, eq. 4) on the classifier ψ, which L^u never trains otherwise.
+	// An unlabelled graph whose Sinkhorn code q (from view 1) puts its
+	// largest share on known prototype c, at least PseudoLabel, gets
+	// target c for ψ's prediction on view 2; graphs whose largest share is
+	// an unknown prototype, or below the threshold, are left out. The
+	// term, weighted by PseudoWeight, averages over all real unlabelled
+	// graphs of the step, as FixMatch's does (PseudoLabelLoss). Needs the
+	// known prototypes (not in w/o KP, w/o P).
+	PseudoLabel, PseudoWeight float64
 }
 
 // The values of Levers.Curriculum.
@@ -189,6 +200,7 @@ func (m method) Defaults() suite.Params {
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
 		// Levers (see Levers), at the paper's behaviour.
 		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
+		"pseudo_label": 0.0, "pseudo_weight": 1.0,
 	}
 }
 
@@ -200,7 +212,8 @@ func (m method) Defaults() suite.Params {
 // before them had.
 func (m method) LegacyParams() suite.Params {
 	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
-		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false}
+		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
+		"pseudo_label": 0.0, "pseudo_weight": 1.0}
 }
 
 // configFrom reads and validates the Config of params p (classes known
@@ -216,7 +229,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
 		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum"),
-			ProjHead: p.Bool("proj_head")},
+			ProjHead: p.Bool("proj_head"), PseudoLabel: p.Float("pseudo_label"), PseudoWeight: p.Float("pseudo_weight")},
 	}
 	switch {
 	case c.Steps < 0:
@@ -239,6 +252,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("unlabelled_batch_size %d: must be ≥ 2", c.UnlabelledBatch)
 	case c.Curriculum != CurriculumScale && c.Curriculum != CurriculumCount:
 		return c, fmt.Errorf("curriculum %q: want %q or %q", c.Curriculum, CurriculumScale, CurriculumCount)
+	case c.PseudoLabel < 0 || c.PseudoLabel > 1 || c.PseudoWeight < 0:
+		return c, fmt.Errorf("pseudo_label %g, pseudo_weight %g: want a threshold in [0, 1] and a weight ≥ 0", c.PseudoLabel, c.PseudoWeight)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
 	}
