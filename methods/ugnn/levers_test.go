@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -30,7 +31,7 @@ func defaultSpec(name string) suite.RunSpec {
 // leverValues holds a value other than the default for every lever.
 var leverValues = map[string]any{
 	"unknown_mass": true, "curriculum": CurriculumCount, "proj_head": true,
-	"pseudo_label": 0.95, "pseudo_weight": 0.5,
+	"pseudo_label": 0.95, "pseudo_weight": 0.5, "conv": "sage",
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at
@@ -357,4 +358,49 @@ func TestPseudoLabelRun(t *testing.T) {
 	if runs, err := tinyRuns(); err == nil && len(points(runs["ugnn"], "loss_pl")) != 0 {
 		t.Error("the default run logs loss_pl")
 	}
+}
+
+// TestConvSAGE: conv sage builds Φ from SAGE layers (lin_neigh, lin_self
+// in every stage, the scoring GNN included; no GIN variable), changes the
+// warm-up key, rejects other names, and a tiny run finishes with finite
+// losses.
+func TestConvSAGE(t *testing.T) {
+	lt := newLetterTask(t)
+	keys := map[string]string{}
+	for _, conv := range []string{"gin", "sage"} {
+		p := lt.params(1)
+		p["conv"] = conv
+		var reported [][]int
+		r := startRun(t, lt.task(p, 1, &reported), Variants[0])
+		if _, _, err := r.predictViews(context.Background(), []view{r.wholeView(lt.split.Unlabelled[0])}); err != nil {
+			t.Fatal(err)
+		}
+		var sage, other int
+		for v := range r.net.store.IterVariables() {
+			switch path := v.Scope(); {
+			case strings.Contains(path, "lin_neigh") || strings.Contains(path, "lin_self"):
+				sage++
+			case strings.Contains(path, "conv1_") || strings.Contains(path, "conv2_") || strings.Contains(path, "score_gnn"):
+				other++
+			}
+		}
+		// Layers = 1: conv1_0, score_gnn, conv2_0; SAGE: 2 + 1 variables each.
+		if conv == "sage" && (sage != 9 || other != 0) {
+			t.Errorf("sage: %d SAGE variables and %d others in the conv scopes, want 9 and 0", sage, other)
+		}
+		if conv == "gin" && (sage != 0 || other == 0) {
+			t.Errorf("gin: %d SAGE variables and %d others in the conv scopes", sage, other)
+		}
+		keys[conv] = r.warmupKey()
+	}
+	if keys["gin"] == keys["sage"] {
+		t.Error("conv sage keeps the warm-up key")
+	}
+	p := method{Variants[0]}.Defaults()
+	p["conv"] = "gcn"
+	if _, err := configFrom(p, 10); err == nil {
+		t.Error("conv gcn accepted")
+	}
+	res := leverRun(t, suite.Params{"conv": "sage"})
+	t.Logf("loss_u %v, metrics accuracy %v", points(res, "loss_u"), res.Metrics[suite.MetricAccuracy])
 }

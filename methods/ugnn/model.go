@@ -32,7 +32,7 @@ type network struct {
 	pseudoKnown int
 }
 
-// encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
+// encode is Φ (paper §4.1): GIN (or, with the conv lever, SAGE) message passing → TopK pooling whose node
 // scores S come from a separate scoring GNN (one GIN layer and a linear map
 // to one score per node) → GIN → readout mean‖max. The paper says only "a
 // different encoder" produces S; ours reads the first stage's node
@@ -42,16 +42,22 @@ type network struct {
 // keeps the gate bounded). x [B,N,D], adj [B,N,N], mask [B,N] → z [B, 2H].
 func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
 	c := n.cfg
+	conv := gnn.GINConv
+	if c.Conv == gnn.ConvSAGE { // the conv lever
+		conv = func(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
+			return gnn.SAGEConv(scope, h, adj, mask, hidden, false)
+		}
+	}
 	h := x
 	for l := 0; l < c.Layers; l++ {
-		h = gnn.GINConv(scope.In("conv1_%d", l), h, adj, mask, c.Hidden)
+		h = conv(scope.In("conv1_%d", l), h, adj, mask, c.Hidden)
 	}
-	s := gnn.GINConv(scope.In("score_gnn"), h, adj, mask, c.Hidden)
+	s := conv(scope.In("score_gnn"), h, adj, mask, c.Hidden)
 	score := Reshape(gnn.Linear(scope.In("score_out"), s, 1), s.Shape().Dim(0), s.Shape().Dim(1))
 	p := gnn.TopKPool(h, adj, mask, score, c.PoolRatio)
 	h = p.H
 	for l := 0; l < c.Layers; l++ {
-		h = gnn.GINConv(scope.In("conv2_%d", l), h, p.Adj, p.Mask, c.Hidden)
+		h = conv(scope.In("conv2_%d", l), h, p.Adj, p.Mask, c.Hidden)
 	}
 	return gnn.MeanMaxReadout(h, p.Mask)
 }

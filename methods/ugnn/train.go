@@ -369,10 +369,11 @@ func (r *run) warmupKey() string {
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
-		ProjHead                      bool `json:",omitempty"` // levers: absent at their defaults
+		ProjHead                      bool   `json:",omitempty"` // levers: absent at their defaults
+		Conv                          string `json:",omitempty"`
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
-		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead})
+		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN))})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
@@ -583,6 +584,15 @@ func (r *run) cycles(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// nonDefault is v, or "" when v is the default def (omitted from the
+// warm-up key, which keeps the keys of the runs before the levers).
+func nonDefault(v, def string) string {
+	if v == def {
+		return ""
+	}
+	return v
 }
 
 func boolInt(b bool) int {

@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -146,6 +147,12 @@ type Levers struct {
 	// graphs of the step, as FixMatch's does (PseudoLabelLoss). Needs the
 	// known prototypes (not in w/o KP, w/o P).
 	PseudoLabel, PseudoWeight float64
+	// Conv (conv, default "gin"): the message-passing layer of every
+	// stage of Φ, the scoring GNN included: "gin" is GIN-ε (Xu et al.
+	// 2019), "sage" GraphSAGE with the mean aggregator (Hamilton et al.
+	// 2017; gnn.SAGEConv, unnormalised), the backbone of the suite's
+	// strongest baseline row; the paper's encoder is "an MPNN".
+	Conv gnn.Conv
 }
 
 // The values of Levers.Curriculum.
@@ -200,7 +207,7 @@ func (m method) Defaults() suite.Params {
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
 		// Levers (see Levers), at the paper's behaviour.
 		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
-		"pseudo_label": 0.0, "pseudo_weight": 1.0,
+		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
 	}
 }
 
@@ -213,7 +220,7 @@ func (m method) Defaults() suite.Params {
 func (m method) LegacyParams() suite.Params {
 	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
 		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
-		"pseudo_label": 0.0, "pseudo_weight": 1.0}
+		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN)}
 }
 
 // configFrom reads and validates the Config of params p (classes known
@@ -229,7 +236,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
 		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum"),
-			ProjHead: p.Bool("proj_head"), PseudoLabel: p.Float("pseudo_label"), PseudoWeight: p.Float("pseudo_weight")},
+			ProjHead: p.Bool("proj_head"), PseudoLabel: p.Float("pseudo_label"), PseudoWeight: p.Float("pseudo_weight"),
+			Conv: gnn.Conv(p.Str("conv"))},
 	}
 	switch {
 	case c.Steps < 0:
@@ -254,6 +262,8 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("curriculum %q: want %q or %q", c.Curriculum, CurriculumScale, CurriculumCount)
 	case c.PseudoLabel < 0 || c.PseudoLabel > 1 || c.PseudoWeight < 0:
 		return c, fmt.Errorf("pseudo_label %g, pseudo_weight %g: want a threshold in [0, 1] and a weight ≥ 0", c.PseudoLabel, c.PseudoWeight)
+	case c.Conv != gnn.ConvGIN && c.Conv != gnn.ConvSAGE:
+		return c, fmt.Errorf("conv %q: want %q or %q", c.Conv, gnn.ConvGIN, gnn.ConvSAGE)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
 	}
