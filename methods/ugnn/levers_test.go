@@ -32,6 +32,7 @@ func defaultSpec(name string) suite.RunSpec {
 var leverValues = map[string]any{
 	"unknown_mass": true, "curriculum": CurriculumCount, "proj_head": true,
 	"pseudo_label": 0.95, "pseudo_weight": 0.5, "conv": "sage",
+	"swap": true,
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at
@@ -403,4 +404,67 @@ func TestConvSAGE(t *testing.T) {
 	}
 	res := leverRun(t, suite.Params{"conv": "sage"})
 	t.Logf("loss_u %v, metrics accuracy %v", points(res, "loss_u"), res.Metrics[suite.MetricAccuracy])
+}
+
+// TestSwapWiring: with swap, one semi step on real Letter-high graphs
+// reports L^u = ½[luRef(z1, z2) + luRef(z2, z1)] from the embeddings the
+// predict pass gives its two views (SwAV's swapped prediction), which the
+// tolerance tells apart from the paper's one direction luRef(z1, z2).
+func TestSwapWiring(t *testing.T) {
+	lt := newLetterTask(t)
+	p := lt.params(1)
+	p["swap"] = true
+	var reported [][]int
+	r := startRun(t, lt.task(p, 1, &reported), Variants[0])
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(0, 1))
+	for range 4 { // train the embeddings apart (see TestSemiStepWiring)
+		if _, err := r.labelledEpoch(ctx, rng, 1<<30); err != nil {
+			t.Fatal(err)
+		}
+	}
+	protos, err := r.cycleStart(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := lt.split.Unlabelled[:100]
+	args, kl, chunks := r.semiInputs(lt.split.Labelled[:64], part, protos)
+	var v1, v2 []view
+	for _, c := range chunks {
+		for _, g := range c.graphs {
+			v1 = append(v1, r.edgeDropView(g, "view1", r.epoch, 0))
+			v2 = append(v2, r.nodeDropView(g, "view2", r.epoch, 0))
+		}
+	}
+	_, z1, err := r.predictViews(ctx, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, z2, err := r.predictViews(ctx, v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	semi, err := r.net.semi(kl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := semi.Exec(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := scalar(out[2], "L^u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.cfg
+	one := luRef(z1, z2, protos, 2, c.SinkhornEps, c.Tau, c.SinkhornIters)
+	want := (one + luRef(z2, z1, protos, 2, c.SinkhornEps, c.Tau, c.SinkhornIters)) / 2
+	tol := 1e-4 * max(1, math.Abs(want))
+	if math.Abs(got-want) > tol {
+		t.Errorf("L^u = %.6f, swapped reference %.6f (one direction %.6f)", got, want, one)
+	}
+	if math.Abs(one-want) <= 3*tol {
+		t.Errorf("one direction %.6f within the tolerance of the swapped %.6f: the test cannot tell them apart", one, want)
+	}
+	t.Logf("L^u %.6f, swapped reference %.6f, one direction %.6f", got, want, one)
 }

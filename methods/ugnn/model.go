@@ -138,16 +138,22 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 		n.store.SetTraining(g, true)
 		lossL, ce := n.labelledLoss(scope, in[:5*kl])
 		protos := in[len(in)-1]
-		var z1s, z2s, l2s, ws []*Node
+		var z1s, z1g, z2s, l2s, ws []*Node
 		for s := 5 * kl; s+6 < len(in)-1; s += 7 {
 			_, z1 := n.forward(scope, in[s], in[s+1], in[s+2])
 			l2, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
 			z1s, z2s, l2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(l2s, l2), append(ws, in[s+6])
+			z1g = append(z1g, z1)
 		}
 		z1, z2, wu := Concatenate(z1s, 0), Concatenate(z2s, 0), Concatenate(ws, 0)
 		q := SinkhornMarginal(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, n.marginal, cfg.SinkhornEps, cfg.SinkhornIters)
 		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
 		lossU := SoftCrossEntropy(q, p, wu)
+		if cfg.Swap { // the swap lever: view 2's code is view 1's target too
+			q2 := SinkhornMarginal(MulScalar(Einsum("bd,ed->be", z2, protos), 2), wu, n.marginal, cfg.SinkhornEps, cfg.SinkhornIters)
+			p1 := DivScalar(Einsum("bd,ed->be", Concatenate(z1g, 0), protos), cfg.Tau)
+			lossU = MulScalar(Add(lossU, SoftCrossEntropy(q2, p1, wu)), 0.5)
+		}
 		loss := Add(lossL, lossU)
 		var extra []*Node
 		if cfg.PseudoLabel > 0 && n.pseudoKnown > 0 {

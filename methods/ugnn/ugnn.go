@@ -153,6 +153,12 @@ type Levers struct {
 	// 2017; gnn.SAGEConv, unnormalised), the backbone of the suite's
 	// strongest baseline row; the paper's encoder is "an MPNN".
 	Conv gnn.Conv
+	// Swap (swap, default false): SwAV's swapped prediction (Caron et al.
+	// 2020, eq. 1): L^u = ½[ℓ(q1, p2) + ℓ(q2, p1)], each view's Sinkhorn
+	// code the target of the other view's prototype softmax, instead of
+	// the paper's one direction ℓ(q1, p2) (eq. 12: q from the edge-deleted
+	// view 1, p from the node-deleted view 2).
+	Swap bool
 }
 
 // The values of Levers.Curriculum.
@@ -208,6 +214,7 @@ func (m method) Defaults() suite.Params {
 		// Levers (see Levers), at the paper's behaviour.
 		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
 		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
+		"swap": false,
 	}
 }
 
@@ -220,7 +227,8 @@ func (m method) Defaults() suite.Params {
 func (m method) LegacyParams() suite.Params {
 	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
 		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
-		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN)}
+		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
+		"swap": false}
 }
 
 // configFrom reads and validates the Config of params p (classes known
@@ -237,7 +245,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
 		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum"),
 			ProjHead: p.Bool("proj_head"), PseudoLabel: p.Float("pseudo_label"), PseudoWeight: p.Float("pseudo_weight"),
-			Conv: gnn.Conv(p.Str("conv"))},
+			Conv: gnn.Conv(p.Str("conv")), Swap: p.Bool("swap")},
 	}
 	switch {
 	case c.Steps < 0:
