@@ -468,3 +468,13 @@ func TestSwapWiring(t *testing.T) {
 	}
 	t.Logf("L^u %.6f, swapped reference %.6f, one direction %.6f", got, want, one)
 }
+
+// TestAllLeversRun: a tiny ugnn run with every lever on finishes with
+// finite losses and logs the pseudo-label term.
+func TestAllLeversRun(t *testing.T) {
+	res := leverRun(t, leverValues)
+	if len(points(res, "loss_pl")) == 0 {
+		t.Error("no loss_pl logged")
+	}
+	t.Logf("loss_u %v, loss_pl %v, accuracy %v", points(res, "loss_u"), points(res, "loss_pl"), res.Metrics[suite.MetricAccuracy])
+}

@@ -48,6 +48,14 @@
 // graph of at most 4 nodes is left whole: its I subgraphs are identical
 // (σ = 0) and its node-deleted view is the graph itself. That is 956 of
 // Letter-high's 2,250 graphs (42%).
+//
+// Levers beyond the paper, each a hyper-parameter off by default (so the
+// defaults are the paper's method and stored runs keep their hashes; see
+// Levers): unknown_mass (Sinkhorn's unknown-prototype mass α·K/|D^u|),
+// curriculum=count (⌈(t/T)·α·K⌉ graphs per cycle), proj_head (a
+// projection head before the normalised space), pseudo_label and
+// pseudo_weight (FixMatch-style pseudo-labels on ψ), conv=sage (the
+// GraphSAGE backbone) and swap (SwAV's swapped prediction).
 package ugnn
 
 import (
