@@ -40,6 +40,27 @@ func CurriculumThreshold(scores []float64, numUnknown int, alpha float64, t, T i
 	return float64(t) / float64(T) * delta
 }
 
+// CountOODSet is the OOD set of cycle t of T under curriculum
+// "count" (Levers.Curriculum): the positions of the n = ⌈(t/T)·α·K⌉ lowest
+// scores (at least 1, at most all; ties broken by position), in ascending
+// order. At the last cycle n = ⌈α·K⌉, the size CurriculumThreshold's set
+// has then (without ties).
+func CountOODSet(scores []float64, numUnknown int, alpha float64, t, T int) []int {
+	if len(scores) == 0 {
+		return nil
+	}
+	n := int(math.Ceil(float64(t)/float64(T)*alpha*float64(numUnknown) - 1e-9))
+	n = min(max(n, 1), len(scores))
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] < scores[order[b]] })
+	out := order[:n]
+	sort.Ints(out)
+	return out
+}
+
 // OODSet returns the positions i with scores[i] ≤ threshold (the graphs
 // held to be of unknown classes at this cycle: the complement of D^{u,id},
 // paper eq. 7), in ascending order.

@@ -24,9 +24,15 @@ type network struct {
 	warm    *model.Exec
 	semis   map[int]*model.Exec // by number of labelled chunks
 	predict *gnn.Predictor      // reads the current weights (see gnn.Predictor)
+	// marginal is Sinkhorn's prototype marginal (SinkhornMarginal; nil:
+	// uniform), set before the first semi step.
+	marginal []float64
+	// pseudoKnown is the number of known prototypes (the first of H) for
+	// the pseudo_label lever; 0: no pseudo-label term.
+	pseudoKnown int
 }
 
-// encode is Φ (paper §4.1): GIN message passing → TopK pooling whose node
+// encode is Φ (paper §4.1): GIN (or, with the conv lever, SAGE) message passing → TopK pooling whose node
 // scores S come from a separate scoring GNN (one GIN layer and a linear map
 // to one score per node) → GIN → readout mean‖max. The paper says only "a
 // different encoder" produces S; ours reads the first stage's node
@@ -36,25 +42,35 @@ type network struct {
 // keeps the gate bounded). x [B,N,D], adj [B,N,N], mask [B,N] → z [B, 2H].
 func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
 	c := n.cfg
+	conv := gnn.GINConv
+	if c.Conv == gnn.ConvSAGE { // the conv lever
+		conv = func(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
+			return gnn.SAGEConv(scope, h, adj, mask, hidden, false)
+		}
+	}
 	h := x
 	for l := 0; l < c.Layers; l++ {
-		h = gnn.GINConv(scope.In("conv1_%d", l), h, adj, mask, c.Hidden)
+		h = conv(scope.In("conv1_%d", l), h, adj, mask, c.Hidden)
 	}
-	s := gnn.GINConv(scope.In("score_gnn"), h, adj, mask, c.Hidden)
+	s := conv(scope.In("score_gnn"), h, adj, mask, c.Hidden)
 	score := Reshape(gnn.Linear(scope.In("score_out"), s, 1), s.Shape().Dim(0), s.Shape().Dim(1))
 	p := gnn.TopKPool(h, adj, mask, score, c.PoolRatio)
 	h = p.H
 	for l := 0; l < c.Layers; l++ {
-		h = gnn.GINConv(scope.In("conv2_%d", l), h, p.Adj, p.Mask, c.Hidden)
+		h = conv(scope.In("conv2_%d", l), h, p.Adj, p.Mask, c.Hidden)
 	}
 	return gnn.MeanMaxReadout(h, p.Mask)
 }
 
 // forward returns the class logits [B, C] and the L2-normalised embedding
-// [B, 2H] of a batch.
+// of a batch: of the readout z [B, 2H], or with the proj_head lever of the
+// projection head's output [B, H] (Levers.ProjHead; ψ reads z either way).
 func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *Node) {
 	z := n.encode(scope.At("encoder"), x, adj, mask) // At: the semi step encodes three batches
 	logits = gnn.MLP(scope.At("classifier"), z, n.cfg.Hidden, n.cfg.Classes)
+	if n.cfg.ProjHead {
+		z = gnn.MLP(scope.At("proj_head"), z, 2*n.cfg.Hidden, n.cfg.Hidden)
+	}
 	return logits, L2NormalizeWithEpsilon(z, 1e-12, -1)
 }
 
@@ -109,7 +125,9 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 // w); 7 per unlabelled chunk (view 1 = edge deletion: x, adj, mask; view 2
 // = node deletion: x, adj, mask; weights [B_s]); the prototypes H [E, 2H].
 // Outputs: loss, cross-entropy, L^u, and view 1's normalised embeddings of
-// all unlabelled chunks concatenated [ΣB_s, 2H].
+// all unlabelled chunks concatenated [ΣB_s, 2H]; with the pseudo_label
+// lever, then the pseudo-label term and its share of pseudo-labelled
+// graphs (PseudoLabelLoss).
 func (n *network) semi(kl int) (*model.Exec, error) {
 	if e, ok := n.semis[kl]; ok {
 		return e, nil
@@ -120,19 +138,31 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 		n.store.SetTraining(g, true)
 		lossL, ce := n.labelledLoss(scope, in[:5*kl])
 		protos := in[len(in)-1]
-		var z1s, z2s, ws []*Node
+		var z1s, z1g, z2s, l2s, ws []*Node
 		for s := 5 * kl; s+6 < len(in)-1; s += 7 {
 			_, z1 := n.forward(scope, in[s], in[s+1], in[s+2])
-			_, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
-			z1s, z2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(ws, in[s+6])
+			l2, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
+			z1s, z2s, l2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(l2s, l2), append(ws, in[s+6])
+			z1g = append(z1g, z1)
 		}
 		z1, z2, wu := Concatenate(z1s, 0), Concatenate(z2s, 0), Concatenate(ws, 0)
-		q := Sinkhorn(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, cfg.SinkhornEps, cfg.SinkhornIters)
+		q := SinkhornMarginal(MulScalar(Einsum("bd,ed->be", z1, protos), 2), wu, n.marginal, cfg.SinkhornEps, cfg.SinkhornIters)
 		p := DivScalar(Einsum("bd,ed->be", z2, protos), cfg.Tau)
 		lossU := SoftCrossEntropy(q, p, wu)
+		if cfg.Swap { // the swap lever: view 2's code is view 1's target too
+			q2 := SinkhornMarginal(MulScalar(Einsum("bd,ed->be", z2, protos), 2), wu, n.marginal, cfg.SinkhornEps, cfg.SinkhornIters)
+			p1 := DivScalar(Einsum("bd,ed->be", Concatenate(z1g, 0), protos), cfg.Tau)
+			lossU = MulScalar(Add(lossU, SoftCrossEntropy(q2, p1, wu)), 0.5)
+		}
 		loss := Add(lossL, lossU)
+		var extra []*Node
+		if cfg.PseudoLabel > 0 && n.pseudoKnown > 0 {
+			pl, frac := PseudoLabelLoss(q, Concatenate(l2s, 0), wu, n.pseudoKnown, cfg.PseudoLabel)
+			loss = Add(loss, MulScalar(pl, cfg.PseudoWeight))
+			extra = []*Node{pl, frac}
+		}
 		n.opt.UpdateGraph(scope, g, loss)
-		return []*Node{loss, ce, lossU, z1}
+		return append([]*Node{loss, ce, lossU, z1}, extra...)
 	})
 	if err != nil {
 		return nil, err

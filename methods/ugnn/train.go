@@ -86,6 +86,13 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	}
 	r := &run{task: task, cfg: cfg, v: v, net: net, total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)), feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
 		label: make(map[int]int32, len(task.Labelled))}
+	if cfg.UnknownMass && v.Prototypes {
+		net.marginal = PrototypeMarginal(cfg.Classes*boolInt(v.KnownPrototypes), cfg.UnknownPrototypes*boolInt(v.UnknownPrototypes),
+			cfg.Alpha, task.NumUnknown, len(task.Unlabelled))
+	}
+	if v.Prototypes && v.KnownPrototypes {
+		net.pseudoKnown = cfg.Classes
+	}
 	r.semiRNG = r.state.TrackRNG("semi", rand.NewPCG(uint64(task.Seed), 2))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
@@ -362,9 +369,11 @@ func (r *run) warmupKey() string {
 		LR, Pool, SupTau, SupW        float64
 		Classes                       int
 		Backend                       string
+		ProjHead                      bool   `json:",omitempty"` // levers: absent at their defaults
+		Conv                          string `json:",omitempty"`
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
-		c.Classes, gnn.BackendConfig(r.task.Backend)})
+		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN))})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
@@ -599,6 +608,15 @@ func (r *run) cycles(ctx context.Context) error {
 	return nil
 }
 
+// nonDefault is v, or "" when v is the default def (omitted from the
+// warm-up key, which keeps the keys of the runs before the levers).
+func nonDefault(v, def string) string {
+	if v == def {
+		return ""
+	}
+	return v
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -617,8 +635,12 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	if err := r.task.ReportScores(r.epoch, un, parts); err != nil {
 		return nil, err
 	}
-	thr := CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
-	pos := OODSet(scores, thr)
+	var pos []int
+	if r.cfg.Curriculum == CurriculumCount {
+		pos = CountOODSet(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles)
+	} else {
+		pos = OODSet(scores, CurriculumThreshold(scores, r.task.NumUnknown, r.cfg.Alpha, t, r.cfg.Cycles))
+	}
 	if len(pos) < r.cfg.UnknownPrototypes { // too few to cluster: take the least confident
 		order := make([]int, len(scores))
 		for i := range order {
@@ -749,7 +771,7 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 	if err != nil {
 		return nil, err
 	}
-	var loss, ce, lu float64
+	var loss, ce, lu, plSum, fracSum float64
 	steps := 0
 	for start := 0; start < len(un) && steps < limit; start += r.cfg.UnlabelledBatch {
 		if err := ctx.Err(); err != nil {
@@ -773,6 +795,11 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 		c, _ := scalar(out[1], "cross-entropy")
 		u, _ := scalar(out[2], "L^u")
 		loss, ce, lu = loss+l, ce+c, lu+u
+		if len(out) > 5 { // pseudo_label
+			pl, _ := scalar(out[4], "pseudo-label loss")
+			frac, _ := scalar(out[5], "pseudo-labelled share")
+			plSum, fracSum = plSum+pl, fracSum+frac
+		}
 		steps++
 		z := tensors.MustCopyFlatData[float32](out[3])
 		d := out[3].Shape().Dim(1)
@@ -785,7 +812,11 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 		MomentumUpdate(protos, emb, r.cfg.Eta)
 	}
 	n := float64(max(steps, 1))
-	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "loss_u": lu / n, "steps": float64(steps)}, nil
+	values := map[string]float64{"loss": loss / n, "loss_ce": ce / n, "loss_u": lu / n, "steps": float64(steps)}
+	if r.cfg.PseudoLabel > 0 && r.net.pseudoKnown > 0 {
+		values["loss_pl"], values["pl_frac"] = plSum/n, fracSum/n
+	}
+	return values, nil
 }
 
 // predictions: class = argmax ψ on the whole graph; unknown score = 1 − s~
@@ -796,7 +827,8 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 // so that ood_auroc_msp and ood_auroc_subgraph compare all variants.
 // Embeddings are Φ's readout of the whole graph, L2-normalised: the space
 // of UGNN's prototypes and contrastive loss (the classifier ψ reads the
-// same readout before normalisation). Logits (ψ on the whole graph) and
+// same readout before normalisation); with the proj_head lever, the
+// projection head's output, normalised, which is that space then. Logits (ψ on the whole graph) and
 // embeddings of task.Eval and task.Labelled are handed over for the
 // post-hoc scorers.
 func (r *run) predictions(ctx context.Context) (*suite.Predictions, error) {

@@ -48,6 +48,14 @@
 // graph of at most 4 nodes is left whole: its I subgraphs are identical
 // (σ = 0) and its node-deleted view is the graph itself. That is 956 of
 // Letter-high's 2,250 graphs (42%).
+//
+// Levers beyond the paper, each a hyper-parameter off by default (so the
+// defaults are the paper's method and stored runs keep their hashes; see
+// Levers): unknown_mass (Sinkhorn's unknown-prototype mass α·K/|D^u|),
+// curriculum=count (⌈(t/T)·α·K⌉ graphs per cycle), proj_head (a
+// projection head before the normalised space), pseudo_label and
+// pseudo_weight (FixMatch-style pseudo-labels on ψ), conv=sage (the
+// GraphSAGE backbone) and swap (SwAV's swapped prediction).
 package ugnn
 
 import (
@@ -55,6 +63,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -96,7 +105,75 @@ type Config struct {
 	// Chunks splits every batch into size-sorted chunks padded separately
 	// (gnn.SizeChunks; same loss and gradient, less padding).
 	Chunks int
+	Levers
 }
+
+// Levers are changes beyond the paper, each a hyper-parameter whose
+// default is the paper's (faithful) behaviour; stored runs hash as if they
+// did not exist (method.LegacyParams).
+type Levers struct {
+	// UnknownMass (unknown_mass, default false): Sinkhorn-Knopp's
+	// prototype marginal gives the R unknown prototypes the total mass
+	// α·K/|D^u| (the unknown share of D^u the curriculum assumes; clamped
+	// to [0.001, 0.999]), split evenly, and the C known prototypes the
+	// rest, split evenly, instead of 1/(C+R) each (the paper's
+	// equipartition, eq. 9). Optimal transport with a non-uniform
+	// marginal is the same Sinkhorn-Knopp iteration (Cuturi 2013); SwAV
+	// (Caron et al. 2020) uses the uniform one because its classes are
+	// balanced, which D^u's known and unknown graphs are not. Only when
+	// both kinds of prototypes exist (not in w/o KP, w/o UP).
+	UnknownMass bool
+	// Curriculum (curriculum, default "scale"): how cycle t of T selects
+	// the OOD set. "scale" is the paper's formula as written (§4.2,
+	// δ_t = (t/T)·δ scales the score; early cycles often select nothing
+	// and fall back to the R least confident graphs); "count" takes the
+	// ⌈(t/T)·α·K⌉ least confident graphs (CountOODSet), the same
+	// easy-to-hard schedule counted in graphs, so that every cycle's
+	// unknown prototypes are k-means centroids of a real set (curriculum
+	// learning, Bengio et al. 2009).
+	Curriculum string
+	// ProjHead (proj_head, default false): a projection head g, Linear
+	// (2H→2H) → ReLU → Linear (2H→H), no final ReLU, maps the readout z to
+	// the space that is L2-normalised and used by the supervised
+	// contrastive loss, the prototypes and L^u (SimCLR, Chen et al. 2020;
+	// SupCon, Khosla et al. 2020; SwAV, Caron et al. 2020); the classifier
+	// ψ still reads z. Without it that space is z itself, which is ≥ 0
+	// (a mean‖max readout of ReLU outputs), so every cosine is ≥ 0. The
+	// papers' heads put BatchNorm after the first Linear; this one has
+	// none, because the head also runs outside training (prototypes,
+	// embeddings), where a masked BatchNorm would need running statistics
+	// that the suite's layers do not keep.
+	ProjHead bool
+	// PseudoLabel (pseudo_label, default 0 = off) and PseudoWeight
+	// (pseudo_weight, default 1): FixMatch's unlabelled loss (Sohn et al.
+	// 2020, eq. 4) on the classifier ψ, which L^u never trains otherwise.
+	// An unlabelled graph whose Sinkhorn code q (from view 1) puts its
+	// largest share on known prototype c, at least PseudoLabel, gets
+	// target c for ψ's prediction on view 2; graphs whose largest share is
+	// an unknown prototype, or below the threshold, are left out. The
+	// term, weighted by PseudoWeight, averages over all real unlabelled
+	// graphs of the step, as FixMatch's does (PseudoLabelLoss). Needs the
+	// known prototypes (not in w/o KP, w/o P).
+	PseudoLabel, PseudoWeight float64
+	// Conv (conv, default "gin"): the message-passing layer of every
+	// stage of Φ, the scoring GNN included: "gin" is GIN-ε (Xu et al.
+	// 2019), "sage" GraphSAGE with the mean aggregator (Hamilton et al.
+	// 2017; gnn.SAGEConv, unnormalised), the backbone of the suite's
+	// strongest baseline row; the paper's encoder is "an MPNN".
+	Conv gnn.Conv
+	// Swap (swap, default false): SwAV's swapped prediction (Caron et al.
+	// 2020, eq. 1): L^u = ½[ℓ(q1, p2) + ℓ(q2, p1)], each view's Sinkhorn
+	// code the target of the other view's prototype softmax, instead of
+	// the paper's one direction ℓ(q1, p2) (eq. 12: q from the edge-deleted
+	// view 1, p from the node-deleted view 2).
+	Swap bool
+}
+
+// The values of Levers.Curriculum.
+const (
+	CurriculumScale = "scale"
+	CurriculumCount = "count"
+)
 
 // Variant switches the parts of UGNN that the ablations of Table 4 remove.
 type Variant struct {
@@ -142,15 +219,24 @@ func (m method) Defaults() suite.Params {
 		"unknown_prototypes": 3,
 		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
 		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
+		// Levers (see Levers), at the paper's behaviour.
+		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
+		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
+		"swap": false,
 	}
 }
 
 // LegacyParams: curve_every (added with protocol v2) only reports D^u's
 // accuracy during training and changes nothing a run computes, so at 0
 // it hashes as if absent; unlabelled_batch_size (added with it) was
-// batch_size before, 256.
+// batch_size before, 256. The levers (Levers), added later, hash as
+// absent at their defaults, the paper's behaviour that runs stored
+// before them had.
 func (m method) LegacyParams() suite.Params {
-	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256}
+	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
+		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
+		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
+		"swap": false}
 }
 
 // CheckParams validates p as Fit would, before any work
@@ -172,6 +258,9 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
 		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
 		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
+		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum"),
+			ProjHead: p.Bool("proj_head"), PseudoLabel: p.Float("pseudo_label"), PseudoWeight: p.Float("pseudo_weight"),
+			Conv: gnn.Conv(p.Str("conv")), Swap: p.Bool("swap")},
 	}
 	switch {
 	case c.Steps < 0:
@@ -192,6 +281,12 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
 	case c.UnlabelledBatch < 2:
 		return c, fmt.Errorf("unlabelled_batch_size %d: must be ≥ 2", c.UnlabelledBatch)
+	case c.Curriculum != CurriculumScale && c.Curriculum != CurriculumCount:
+		return c, fmt.Errorf("curriculum %q: want %q or %q", c.Curriculum, CurriculumScale, CurriculumCount)
+	case c.PseudoLabel < 0 || c.PseudoLabel > 1 || c.PseudoWeight < 0:
+		return c, fmt.Errorf("pseudo_label %g, pseudo_weight %g: want a threshold in [0, 1] and a weight ≥ 0", c.PseudoLabel, c.PseudoWeight)
+	case c.Conv != gnn.ConvGIN && c.Conv != gnn.ConvSAGE:
+		return c, fmt.Errorf("conv %q: want %q or %q", c.Conv, gnn.ConvGIN, gnn.ConvSAGE)
 	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
 		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
 	}
