@@ -1,6 +1,6 @@
 // Package datasets holds the graph data of ugbench: the in-memory Graph and
 // Dataset types, the TU text-format reader, dataset statistics (the paper's
-// Table 1), and the protocol split of PROTOCOL.md §2.
+// Table 1), and the protocol split of docs/protocol.md §2.
 //
 // A Graph carries no class label: labels live in Dataset.Labels, so that code
 // handed only graphs (a method under evaluation) cannot read the labels of
@@ -57,7 +57,7 @@ func (g *Graph) Degrees() []int {
 	return d
 }
 
-// FeatureKind says where a dataset's node features came from (PROTOCOL §1).
+// FeatureKind says where a dataset's node features came from (docs/protocol.md §1).
 type FeatureKind string
 
 const (

@@ -17,7 +17,7 @@ const (
 	FormatSuperpixel = "superpixel"
 )
 
-// Info is the protocol entry of one dataset (PROTOCOL §1 table) together
+// Info is the protocol entry of one dataset (docs/protocol.md §1 table) together
 // with the statistics that the paper's Table 1 reports for it.
 type Info struct {
 	// Name is the dataset name as used on disk and on the command line.

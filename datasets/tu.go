@@ -134,7 +134,7 @@ func findFile(fsys fs.FS, base string) string {
 //
 //   - NAME_A.txt (required): one directed edge "u, v" per line, 1-based
 //     global node ids. Edges are symmetrised, self-loops and duplicates
-//     dropped (PROTOCOL §1).
+//     dropped (docs/protocol.md §1).
 //   - NAME_graph_indicator.txt (required): the 1-based graph id of each
 //     node; ids must start at 1, be non-decreasing and leave no graph
 //     without nodes.

@@ -5,7 +5,7 @@
 // semi-supervised setting (../shared/specs/CONTRASTIVE.md), and the
 // contrastive estimators those codes use (losses.go). Every row predicts
 // with its final weights (no epoch is selected) and scores unknowns by
-// 1 − max softmax (PROTOCOL §3). The predictions carry the readout the head
+// 1 − max softmax (docs/protocol.md §3). The predictions carry the readout the head
 // reads (gnn.Encode's mean‖max, 2·hidden wide) as Predictions.Embeddings,
 // for bench plot tsne.
 //
