@@ -13,7 +13,7 @@ const (
 	// FormatTU is the TU text format read by LoadTU.
 	FormatTU = "tu"
 	// FormatSuperpixel marks image datasets (MNIST, CIFAR10) whose
-	// superpixel graphs are built from raw images (SUPERPIXELS.md).
+	// superpixel graphs are built from raw images (docs/datasets.md).
 	FormatSuperpixel = "superpixel"
 )
 

@@ -67,7 +67,7 @@ func Available(dataDir string) []string {
 // runs on a fresh clone; a directory dataDir/name always wins.
 //
 // "MNIST" and "CIFAR10" are built from their raw images in dataDir/MNIST
-// and dataDir/CIFAR10 (SUPERPIXELS.md; the first load takes minutes and
+// and dataDir/CIFAR10 (docs/datasets.md; the first load takes minutes and
 // writes a cache, later loads read it; see loadSuperpixels).
 //
 // Errors: for a missing data or dataset directory an
