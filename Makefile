@@ -1,7 +1,7 @@
 # ugbench — see README.md. `make demo` runs a small real grid; `make test` runs the tests.
 GO ?= go
 # go.mod needs Go >= 1.27 (gomlx/compute v0.1.14 declares it). Pinned to the
-# toolchain the figures in README were measured with; the go command fetches
+# toolchain the figures in RESULTS.md and docs/speed.md were measured with; the go command fetches
 # it once through the module proxy (Go >= 1.21 on the PATH is enough). Plain
 # `go build`/`go test` need the same: `export GOTOOLCHAIN=go1.27.3`.
 export GOTOOLCHAIN ?= go1.27.3
@@ -31,7 +31,7 @@ demo: build
 	./bin/bench report accuracy --db $(DB)
 	./bin/bench report f1 --db $(DB)
 
-# The results document from a database of runs (README: Results):
+# The results document from a database of runs (RESULTS.md):
 # make results RESULTS_DB=/path/to/runs.db
 RESULTS_DB ?= $(DB)
 results: build

@@ -1,6 +1,6 @@
 // Package datasets holds the graph data of ugbench: the in-memory Graph and
 // Dataset types, the TU text-format reader, dataset statistics (the paper's
-// Table 1), and the protocol split of PROTOCOL.md §2.
+// Table 1), and the protocol split of docs/protocol.md §2.
 //
 // A Graph carries no class label: labels live in Dataset.Labels, so that code
 // handed only graphs (a method under evaluation) cannot read the labels of
@@ -23,11 +23,11 @@ type Graph struct {
 	Src, Dst []int32
 	// Directed is true when the edge list is directed as stored: (u, v)
 	// does not imply (v, u). The superpixel graphs have 8 out-edges per
-	// node, to the 8 most similar superpixels (SUPERPIXELS.md §5).
+	// node, to the 8 most similar superpixels (docs/datasets.md, "Nodes and edges").
 	Directed bool
 	// EdgeWeight, if non-nil, is the weight of each edge, shape [len(Src)]
 	// (superpixel graphs: the Gaussian similarity of the two centroids,
-	// SUPERPIXELS.md §5.2). Layers that ignore weights treat every edge as 1.
+	// Dwivedi et al.'s data/superpixels.py). Layers that ignore weights treat every edge as 1.
 	EdgeWeight []float32
 	// Features is the node feature matrix, shape [NumNodes, Dataset.FeatureDim],
 	// row-major.
@@ -57,7 +57,7 @@ func (g *Graph) Degrees() []int {
 	return d
 }
 
-// FeatureKind says where a dataset's node features came from (PROTOCOL §1).
+// FeatureKind says where a dataset's node features came from (docs/protocol.md §1).
 type FeatureKind string
 
 const (
@@ -71,7 +71,7 @@ const (
 	FeaturesDegree FeatureKind = "degree"
 	// FeaturesSuperpixel: mean intensity (MNIST, 1 column) or mean RGB
 	// (CIFAR10, 3 columns) of a SLIC superpixel in [0, 1], then its
-	// centroid (row, col) divided by the image side (SUPERPIXELS.md §4).
+	// centroid (row, col) divided by the image side (docs/datasets.md, "Nodes and edges").
 	FeaturesSuperpixel FeatureKind = "superpixel"
 )
 

@@ -12,8 +12,9 @@ import (
 )
 
 // TestEmbeddedFilesAreTheOriginals checks every embedded Letter-high file
-// against the SHA-256 recorded in shared/datasets/SOURCES.md §2 (the stored
-// .gz files), so the demo data cannot drift from the real dataset.
+// against the SHA-256 of the stored .gz files (the copy CI keeps in
+// ../shared/datasets/Letter-high), so the demo data cannot drift from the
+// real dataset.
 func TestEmbeddedFilesAreTheOriginals(t *testing.T) {
 	want := map[string]string{
 		"Letter-high_A.txt.gz":               "9206baaf9d72543f20ab1b23694feff653f92c30a562e0959cd02c5e1f2d5f89",

@@ -13,11 +13,11 @@ const (
 	// FormatTU is the TU text format read by LoadTU.
 	FormatTU = "tu"
 	// FormatSuperpixel marks image datasets (MNIST, CIFAR10) whose
-	// superpixel graphs are built from raw images (SUPERPIXELS.md).
+	// superpixel graphs are built from raw images (docs/datasets.md).
 	FormatSuperpixel = "superpixel"
 )
 
-// Info is the protocol entry of one dataset (PROTOCOL §1 table) together
+// Info is the protocol entry of one dataset (docs/protocol.md §1 table) together
 // with the statistics that the paper's Table 1 reports for it.
 type Info struct {
 	// Name is the dataset name as used on disk and on the command line.

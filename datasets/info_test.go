@@ -6,7 +6,7 @@ import (
 )
 
 func TestPaperDatasets(t *testing.T) {
-	// PROTOCOL §1 table, in the paper's order.
+	// docs/protocol.md §1 table, in the paper's order.
 	want := []struct {
 		name           string
 		classes, known int

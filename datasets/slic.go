@@ -7,8 +7,8 @@ import (
 // This file is SLIC superpixel segmentation with the exact semantics of
 // scikit-image 0.15.0 (skimage/segmentation/slic_superpixels.py and
 // _slic.pyx), the version Dwivedi et al. pinned when they built the MNIST
-// and CIFAR10 superpixel graphs (shared/specs/SUPERPIXELS.md §3). Later
-// skimage versions give different superpixel counts (spec §9).
+// and CIFAR10 superpixel graphs (docs/datasets.md, "SLIC as scikit-image
+// 0.15"). Later skimage versions give different superpixel counts.
 
 // slicImage is an image in SLIC's working space: H×W pixels of C channels,
 // row-major [y][x][c], every value already multiplied by 1/compactness.
@@ -24,7 +24,7 @@ type slicGrid struct {
 }
 
 // regularGrid is skimage 0.15's util.regular_grid for the shape (1, h, w)
-// and n points (spec §3.2): every pixel when h·w ≤ n, else both spatial
+// and n points (skimage/util/_regular_grid.py): every pixel when h·w ≤ n, else both spatial
 // axes get s = (h·w/n)^(1/2) (the depth axis of size 1 takes step 1), start
 // floor(s/2) and step round-half-even(s); the generic fall-back for an s
 // larger than a side is kept.
@@ -98,7 +98,7 @@ func (g slicGrid) seeds(h, w int) (ys, xs []int) {
 }
 
 // slicKMeans runs skimage 0.15's _slic_cython on img from the seeds of
-// grid, for maxIter iterations (spec §3.3): seed colours start at 0; the
+// grid, for maxIter iterations (_slic.pyx): seed colours start at 0; the
 // distance is ((cy−y)² + (cx−x)²)·(1/S²) + Σ_c (pix_c − μ_c)², S = spatial
 // (the largest step of the grid asked for); each cluster searches a box of
 // half-width 2w around its centre, w the step of the grid regular_grid
@@ -182,7 +182,7 @@ func slicKMeans(img *slicImage, grid slicGrid, spatial float64, maxIter int) []i
 }
 
 // enforceConnectivity is skimage 0.15's _enforce_label_connectivity_cython
-// (spec §3.4): scanning pixels in raster order, each unlabelled pixel
+// (_slic.pyx): scanning pixels in raster order, each unlabelled pixel
 // starts a breadth-first search over 4-neighbours (x+1, x−1, y+1, y−1) of
 // the same k-means label, capped at maxSize pixels; a component smaller
 // than minSize takes the last differently labelled neighbour seen (0 if
@@ -237,7 +237,8 @@ func enforceConnectivity(labels []int32, H, W, minSize, maxSize int) ([]int32, i
 }
 
 // rgbToLab converts one RGB pixel in [0,1] (float32, as the image is) to
-// CIE-Lab (D65, 2° observer) with skimage 0.15's formulas (spec §3.1): the
+// CIE-Lab (D65, 2° observer) with skimage 0.15's formulas (skimage/color/colorconv.py rgb2xyz,
+// xyz2lab): the
 // sRGB linearisation in float32, the rest in float64.
 func rgbToLab(r, g, b float32) (L, A, B float64) {
 	lin := func(c float32) float64 {
@@ -262,7 +263,8 @@ func rgbToLab(r, g, b float32) (L, A, B float64) {
 
 // slicSegmenter segments one image at several requested counts, caching
 // the k-means labels per seed grid (the k-means result depends on the
-// request q only through the grid; spec §2).
+// request q only through the seed grid; the connectivity pass, whose
+// thresholds depend on q, is redone for every request).
 type slicSegmenter struct {
 	img     *slicImage
 	maxIter int

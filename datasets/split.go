@@ -16,7 +16,7 @@ const (
 	ClassSplitRandom = "random"
 )
 
-// SplitConfig holds the inputs of the protocol split (PROTOCOL §2) besides
+// SplitConfig holds the inputs of the protocol split (docs/protocol.md §2) besides
 // the labels.
 type SplitConfig struct {
 	// Known is |C^l|, the number of known classes, in 1..numClasses-1.
@@ -61,7 +61,7 @@ func (s *Split) KnownIndex(class int) int {
 	return -1
 }
 
-// MakeSplit builds the split of PROTOCOL §2 for the given per-graph labels
+// MakeSplit builds the split of docs/protocol.md §2 for the given per-graph labels
 // (class ids in 0..numClasses-1), as a pure function of (labels,
 // numClasses, cfg):
 //
@@ -72,7 +72,7 @@ func (s *Split) KnownIndex(class int) int {
 //     n_c − 1 so that every class keeps at least one graph (ours).
 //  3. From each known class, round(Ratio × m_c) graphs are labelled, at
 //     least 1, where m_c is the number of graphs of c outside the test set
-//     (m_c = n_c without a test set). Exactly as PROTOCOL §2 says, there is
+//     (m_c = n_c without a test set). Exactly as docs/protocol.md §2 says, there is
 //     no upper cap below m_c: a high ratio on a tiny class may label all of
 //     it. Unknown-class graphs are never labelled.
 //  4. Unlabelled is every other graph outside the test set.

@@ -24,7 +24,7 @@ func testLabels() []int {
 	return labels
 }
 
-// checkSplit asserts every property of PROTOCOL §2 on s.
+// checkSplit asserts every property of docs/protocol.md §2 on s.
 func checkSplit(t *testing.T, labels []int, numClasses int, cfg SplitConfig, s *Split) {
 	t.Helper()
 	n := len(labels)

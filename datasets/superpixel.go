@@ -11,7 +11,8 @@ import (
 )
 
 // SuperpixelParams are the parameters of the superpixel-graph builder of
-// Knyazev et al. / Dwivedi et al. (shared/specs/SUPERPIXELS.md §2): each
+// Knyazev et al. / Dwivedi et al. (docs/datasets.md, "MNIST and CIFAR10:
+// superpixel graphs"): each
 // image is cut into at most MaxNodes SLIC superpixels (skimage 0.15
 // semantics), one node per superpixel, each node joined to its K most
 // similar superpixels by directed, weighted edges.
@@ -32,7 +33,7 @@ type SuperpixelParams struct {
 }
 
 // MNISTSuperpixels and CIFAR10Superpixels are the parameters of MNIST-75sp
-// and CIFAR10-150sp (SUPERPIXELS.md §2; Knyazev's extract_superpixels.py
+// and CIFAR10-150sp (Knyazev's bknyaz/graph_attention_pool extract_superpixels.py
 // defaults and scripts/prepare_data.sh).
 var (
 	MNISTSuperpixels   = SuperpixelParams{MaxNodes: 75, ExtraAsk: 20, Compactness: 0.25, MaxIter: 10, K: 8}
@@ -42,13 +43,13 @@ var (
 // superpixelNodes segments one image and returns its node features,
 // shape [n, C+2] row-major: the mean of every channel over the
 // superpixel's pixels in [0, 1] (intensity, or R, G, B), then the centroid
-// row and column divided by the image side (SUPERPIXELS.md §4; the side is
+// row and column divided by the image side (Dwivedi's data/superpixels.py; the side is
 // H, the images being square; a non-square image divides rows by H and
 // columns by W). Nodes are numbered by the superpixel's first pixel in
 // raster order. pix is the H×W×C image, row-major, channels last. It
 // returns an error if SLIC cannot get down to MaxNodes superpixels.
 func superpixelNodes(pix []uint8, H, W, C int, p SuperpixelParams) ([]float32, int, error) {
-	// u8/255 in float64, rounded to float32 (spec §1).
+	// u8/255 in float64, rounded to float32 (Knyazev's extract_superpixels.py).
 	f32 := make([]float32, len(pix))
 	for i, v := range pix {
 		f32[i] = float32(float64(v) / 255)
@@ -111,12 +112,12 @@ func superpixelNodes(pix []uint8, H, W, C int, p SuperpixelParams) ([]float32, i
 }
 
 // knnGraph builds the directed kNN graph of Dwivedi et al. over the node
-// centroids (SUPERPIXELS.md §5, coordinates only): with d_ij the Euclidean
+// centroids (benchmarking-gnns data/superpixels.py, coordinates only): with d_ij the Euclidean
 // distance of the centroids and σ_i = (sum of the k smallest d_ij, j ≠ i)/k
 // + 1e-8 (σ_i = 1 + 1e-8 when n ≤ k), the similarity is
 // A_ij = ½[exp(−(d_ij/σ_i)²) + exp(−(d_ij/σ_j)²)]. Every node i gets edges
 // i → j to the k nodes j ≠ i of largest A_ij (ties: smaller j), or to all
-// other nodes when n ≤ k+1. This is the "intent" rule of spec §5.4: the
+// other nodes when n ≤ k+1. This is the rule the code intends (docs/datasets.md): the
 // original's argpartition slice drops a pseudo-random one of the 9 most
 // similar nodes instead; counts (8 edges per node) are the same. coords
 // holds (row, col) per node, shape [n, 2]. The edges come sorted by

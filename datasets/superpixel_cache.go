@@ -31,7 +31,7 @@ type superpixelSource struct {
 
 // mnistSource is MNIST-75sp on Dwivedi's 55,000-image training split:
 // train-images-idx3 records 5000..59999 (records 0..4999 are their
-// validation set; SUPERPIXELS.md §6).
+// validation set: benchmarking-gnns data/superpixels.py, num_val = 5000).
 var mnistSource = superpixelSource{
 	Name:   "MNIST",
 	Params: MNISTSuperpixels,

@@ -23,9 +23,11 @@ func realImages(tb testing.TB) (mnist, cifar *imageSet) {
 	return mnist, cifar
 }
 
-// TestSuperpixelNodeCountsReal checks the node counts of the images listed
-// in SUPERPIXELS.md §8 (a faithful re-statement of skimage 0.15; the ★
-// counts are printed by Dwivedi's notebooks).
+// TestSuperpixelNodeCountsReal checks the node counts of 27 images against
+// those of an independent Python re-statement of skimage 0.15 (six of them
+// are printed by Dwivedi's benchmarking-gnns
+// prepare_superpixels_{MNIST,CIFAR}.ipynb; docs/datasets.md, "Build, cache
+// and checks").
 func TestSuperpixelNodeCountsReal(t *testing.T) {
 	mnTrain, cfTrain := realImages(t)
 	mnTest, err := readIDXImages(filepath.Join(sharedData, "MNIST", "t10k-images-idx3-ubyte.gz"),

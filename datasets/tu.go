@@ -67,7 +67,7 @@ func Available(dataDir string) []string {
 // runs on a fresh clone; a directory dataDir/name always wins.
 //
 // "MNIST" and "CIFAR10" are built from their raw images in dataDir/MNIST
-// and dataDir/CIFAR10 (SUPERPIXELS.md; the first load takes minutes and
+// and dataDir/CIFAR10 (docs/datasets.md; the first load takes minutes and
 // writes a cache, later loads read it; see loadSuperpixels).
 //
 // Errors: for a missing data or dataset directory an
@@ -134,7 +134,7 @@ func findFile(fsys fs.FS, base string) string {
 //
 //   - NAME_A.txt (required): one directed edge "u, v" per line, 1-based
 //     global node ids. Edges are symmetrised, self-loops and duplicates
-//     dropped (PROTOCOL §1).
+//     dropped (docs/protocol.md §1).
 //   - NAME_graph_indicator.txt (required): the 1-based graph id of each
 //     node; ids must start at 1, be non-decreasing and leave no graph
 //     without nodes.

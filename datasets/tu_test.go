@@ -435,7 +435,7 @@ func requireData(tb testing.TB, name string) {
 }
 
 // TestRealStats checks the paper's Table 1 (and the TU statistics of the
-// extra fixtures, from shared/datasets/SOURCES.md) on the real files.
+// extra fixtures, as measured when the files were stored) on the real files.
 func TestRealStats(t *testing.T) {
 	cases := []struct {
 		name               string
@@ -491,7 +491,8 @@ func TestRealStats(t *testing.T) {
 
 // TestRealCOLORS3Labels checks that the COLORS-3 label (graph_attributes,
 // values 0..10, remapped to themselves) is the number of nodes whose
-// colour vector is exactly green (0, 1, 0, 0), as SOURCES.md describes.
+// colour vector is exactly green (0, 1, 0, 0): the COLORS task of Knyazev
+// et al., NeurIPS 2019.
 func TestRealCOLORS3Labels(t *testing.T) {
 	requireData(t, "COLORS-3")
 	ds, err := Load(sharedData, "COLORS-3")

@@ -1,5 +1,5 @@
 // Package reports turns stored runs into the paper's tables: it aggregates
-// one metric over seeds into cells (mean ± sample std, PROTOCOL §4), lays the
+// one metric over seeds into cells (mean ± sample std, docs/protocol.md §4), lays the
 // cells out as a Table (rows = methods, columns = dataset × ratio, optional
 // sub-columns) and renders a Table as text, GitHub Markdown, LaTeX (booktabs)
 // or long-format CSV. It also draws the paper's figures with gonum/plot:

@@ -95,7 +95,7 @@ func (c Comparison) Relative() float64 {
 }
 
 // Compare compares metric by metric the cells of two selections of runs
-// (PROTOCOL §4 cells: method × dataset × ratio, with row labels as the
+// (docs/protocol.md §4 cells: method × dataset × ratio, with row labels as the
 // tables make them) and tests each pair of cells, as benchstat does for
 // benchmarks. Runs are aligned by the caller (AlignSides) so that the
 // cells to compare share a Key. It returns the comparisons of every

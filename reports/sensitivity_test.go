@@ -271,7 +271,7 @@ func TestSensitivityPlot(t *testing.T) {
 }
 
 // TestSensitivityPerColumnBudget: a budget that differs between datasets
-// (PROTOCOL v2 resolves steps per dataset) is not a varying field.
+// (protocol v2 resolves steps per dataset) is not a varying field.
 func TestSensitivityPerColumnBudget(t *testing.T) {
 	rs := sensitivityRuns()
 	for i := range rs {

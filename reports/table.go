@@ -130,7 +130,7 @@ type tableDefaults struct {
 	rowPerGroup           bool // each row its own group (ablation table)
 }
 
-// AccuracyTable is paper Table 2: the accuracy (PROTOCOL §4) of every
+// AccuracyTable is paper Table 2: the accuracy (docs/protocol.md §4) of every
 // method on every dataset × ratio.
 func AccuracyTable(rs []runs.Run, opts Options) *Table {
 	return build(rs, []subMetric{{"", suite.MetricAccuracy}}, opts, tableDefaults{

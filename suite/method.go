@@ -1,5 +1,5 @@
 // Package suite is the core of ugbench: the Method interface every method
-// implements, the method registry, the protocol's task and scoring (PROTOCOL
+// implements, the method registry, the protocol's task and scoring (docs/protocol.md
 // §2–4), the grid of run specs and the scheduler that runs them onto device
 // slots.
 package suite
@@ -64,7 +64,7 @@ type Task struct {
 	// K known as the paper does (§5.4, "we use the ground truth number of
 	// OOD samples"); a method that reads it must say so in its doc.
 	NumUnknown int
-	// Alpha is the protocol's OOD multiplier α (PROTOCOL §3).
+	// Alpha is the protocol's OOD multiplier α (docs/protocol.md §3).
 	Alpha float64
 	// CacheDir is where a method may keep state reusable across runs
 	// (e.g. UGNN's warm-up checkpoints); "" disables such caches.
@@ -135,7 +135,7 @@ type Predictions struct {
 	// 0..NumKnown-1.
 	Class []int
 	// UnknownScore is higher for graphs more likely to be of an unknown
-	// class (PROTOCOL §3). The suite, not the method, turns it into a
+	// class (docs/protocol.md §3). The suite, not the method, turns it into a
 	// decision.
 	UnknownScore []float64
 	// ExtraScores, optional, are alternative unknown scores of the Eval

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// Open-set metric names (beyond PROTOCOL §4, like ood_auroc). Each is
+// Open-set metric names (beyond docs/protocol.md §4, like ood_auroc). Each is
 // computed by the function of the same name below.
 const (
 	// MetricAUPRIn is AUPRIn: area under precision–recall, known graphs

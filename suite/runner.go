@@ -17,7 +17,7 @@ import (
 
 // Runner executes single runs: it loads datasets (once per process, shared
 // by concurrent runs), makes the protocol split, hands the method a Task,
-// and scores its predictions (PROTOCOL §2–4).
+// and scores its predictions (docs/protocol.md §2–4).
 type Runner struct {
 	// DataDir is the directory holding the datasets.
 	DataDir string

@@ -10,7 +10,7 @@ import (
 // Unknown marks an evaluation graph of an unknown class in Score's truth.
 const Unknown = -1
 
-// DeclaredUnknown applies PROTOCOL §3: with K the number of unknown-class
+// DeclaredUnknown applies docs/protocol.md §3: with K the number of unknown-class
 // graphs, the ⌈α·K⌉ highest unknown scores are declared unknown (ties
 // broken by position: the lower evaluation index first; Task.Eval is sorted
 // by graph index). It returns one flag per score.

@@ -7,18 +7,18 @@ import (
 	"fmt"
 )
 
-// Protocol holds the evaluation options of PROTOCOL.md that a grid may
+// Protocol holds the evaluation options of docs/protocol.md that a grid may
 // change. Each is stored with every run.
 type Protocol struct {
 	// ClassSplit is "first" (known classes = the first Known class ids) or
-	// "random" (drawn with the seed). PROTOCOL §2.1.
+	// "random" (drawn with the seed). docs/protocol.md §2, item 1.
 	ClassSplit string `json:"class_split"`
 	// TestFrac is the held-out test fraction, in (0, 1): that share of
 	// every class is drawn first, and the headline metrics are the test
-	// set's (PROTOCOL §2.2, §4). Default 0.2.
+	// set's (docs/protocol.md §2, item 2, §4). Default 0.2.
 	TestFrac float64 `json:"test_frac"`
 	// Alpha is the OOD multiplier: the ⌈αK⌉ highest unknown scores are
-	// declared unknown. PROTOCOL §3.
+	// declared unknown. docs/protocol.md §3.
 	Alpha float64 `json:"alpha"`
 }
 
@@ -45,7 +45,7 @@ type RunSpec struct {
 	Ratio float64 `json:"ratio"`
 	// SplitSeed draws the split (test set, labelled set, random class
 	// split); every run seed and every method of one split seed sees the
-	// same index lists (docs/protocol.md §2.5).
+	// same index lists (docs/protocol.md §2, item 5).
 	SplitSeed int64 `json:"split_seed"`
 	// Seed is the run seed: initialisation, batching, augmentations,
 	// sampling; never the split.
@@ -92,14 +92,14 @@ func (s RunSpec) String() string {
 	return fmt.Sprintf("%s/%s/%s/split=%d/seed=%d", s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed)
 }
 
-// Metric names, PROTOCOL §4.
+// Metric names, docs/protocol.md §4.
 const (
 	MetricAccuracy   = "accuracy"
 	MetricOODF1      = "ood_f1"
 	MetricUnknownAcc = "unknown_acc"
 	MetricKnownAcc   = "known_acc"
 	MetricOODAUROC   = "ood_auroc"
-	// MetricClosedAcc (beyond PROTOCOL §4, like ood_auroc) is the
+	// MetricClosedAcc (beyond docs/protocol.md §4, like ood_auroc) is the
 	// closed-set accuracy: the fraction of known-class graphs predicted as
 	// their class, whether declared unknown or not. It measures the
 	// classifier apart from the unknown score.

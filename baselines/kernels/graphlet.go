@@ -90,7 +90,7 @@ func checkGraphletParams(exactThreshold, samples int) error {
 // graphlets of sizes 3 and 4 as an explicit feature map (see
 // GraphletFeatures), normalised per graph, then the one-vs-rest linear SVM
 // of wl (see FitKernel) trained on the labelled graphs. The unknown score
-// is minus the max decision value (PROTOCOL §3). Graphlets are unlabelled:
+// is minus the max decision value (docs/protocol.md §3). Graphlets are unlabelled:
 // neither node labels nor continuous node attributes are used.
 //
 // Hyper-parameters: "exact_threshold" (graphs with C(n,4) above it are

@@ -62,7 +62,7 @@ func (k *FeatureKernel) featureParams(params suite.Params) (suite.Params, error)
 // rows (parameter "norm": "l2", "l1" or "none"), trains a one-vs-rest
 // linear SVM (TrainOneVsRest with DefaultSVMConfig and cost "C") on
 // task.Labelled and predicts task.Eval: the class is the argmax decision
-// value and the unknown score minus the max decision value (PROTOCOL §3).
+// value and the unknown score minus the max decision value (docs/protocol.md §3).
 // It validates every parameter and the task before any work. The feature
 // map is computed without ctx (it is shared by concurrent runs through the
 // cache); ctx is checked before and after it and during SVM training.
@@ -194,7 +194,7 @@ var wlKernel = &FeatureKernel{
 // the WL subtree kernel, the sum over iterations of the label histogram dot
 // products (GraKeL's WeisfeilerLehman with VertexHistogram base kernel).
 // A graph's predicted class is the argmax decision value and its unknown
-// score minus the max decision value (PROTOCOL §3).
+// score minus the max decision value (docs/protocol.md §3).
 //
 // Hyper-parameters: "iterations" (h, default 5 as in GraKeL), "norm" ("l2",
 // "l1" or "none"; default "l2", GraKeL's normalize=True) and "C" (SVM cost,

@@ -26,7 +26,7 @@ var spKernel = &FeatureKernel{
 // the delta kernel on (label, label, length) triples, as an explicit
 // feature map (see SPFeatures), normalised per graph, then the one-vs-rest
 // linear SVM of wl (see FitKernel) trained on the labelled graphs. The
-// unknown score is minus the max decision value (PROTOCOL §3).
+// unknown score is minus the max decision value (docs/protocol.md §3).
 //
 // Hyper-parameters: "norm" ("l2", "l1" or "none"; default "l2") and "C"
 // (SVM cost, default 1); the feature map has none and is computed once per

@@ -3,7 +3,7 @@
 // kernel's explicit feature map (WLFeatures, SPFeatures, GraphletFeatures)
 // followed by a one-vs-rest linear SVM trained on the labelled graphs
 // (FitKernel, shared by the three methods). The unknown score of a kernel +
-// SVM baseline is minus the largest one-vs-rest decision value (PROTOCOL §3).
+// SVM baseline is minus the largest one-vs-rest decision value (docs/protocol.md §3).
 // Feature maps depend only on the graphs and the kernel's parameters, so a
 // process computes each once (FeatureCache).
 package kernels

@@ -2,10 +2,11 @@
 // (InfoGraph, GraphCL, GLA, RGCL; UGNN paper Tables 2–3) on the suite's
 // shared backbone (gnn.Encode with GIN-ε convolutions and TopK pooling,
 // mean‖max readout, MLP head), each as its official code does it in the
-// semi-supervised setting (../shared/specs/CONTRASTIVE.md), and the
+// semi-supervised setting (docs/methods.md names the repositories and
+// commits read, and the deviations), and the
 // contrastive estimators those codes use (losses.go). Every row predicts
 // with its final weights (no epoch is selected) and scores unknowns by
-// 1 − max softmax (PROTOCOL §3). The predictions carry the readout the head
+// 1 − max softmax (docs/protocol.md §3). The predictions carry the readout the head
 // reads (gnn.Encode's mean‖max, 2·hidden wide) as Predictions.Embeddings,
 // for bench plot tsne.
 //

@@ -151,7 +151,8 @@ func TestInfoGraphLetterHigh(t *testing.T) {
 
 // TestRGCLLetterHigh: rgcl end to end with 2 pretraining epochs; at
 // rho = 0.9 every Letter-high graph (≤ 9 nodes) keeps all its nodes, so
-// unchanged_views counts every pool graph of a pass (spec §4.2).
+// unchanged_views counts every pool graph of a pass (⌊0.1n⌋ = 0 in
+// float64 for n ≤ 10; docs/methods.md).
 func TestRGCLLetterHigh(t *testing.T) {
 	res := runLetterHigh(t, "rgcl", small(suite.Params{"pretrain_epochs": 2}))
 	for _, c := range res.Curves {

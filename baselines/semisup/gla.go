@@ -20,7 +20,8 @@ func init() { suite.Register(gla{}) }
 
 // gla is GLA, label-invariant augmentation in representation space (Yue et
 // al., NeurIPS 2022), as its official code does it
-// (brandeis-machine-learning/GLA res_gcn.py, train_eval.py; spec §3). One
+// (brandeis-machine-learning/GLA res_gcn.py, train_eval.py; docs/methods.md,
+// "gla"). One
 // joint stage; every pass over D^l is preceded by a pass over D^u, with
 // two Adam states over the same parameters: A_u at lr·lr_unlabelled_factor
 // (halved every lr_decay_step passes) and A_l at lr.
@@ -40,7 +41,7 @@ func init() { suite.Register(gla{}) }
 // text); the labelled pass adds CE(head(z), y) over the batch and
 // CE(head(z̃), y) over I.
 //
-// Deviation (spec §3.3): candidates are checked with the full head (W0,
+// Deviation (docs/methods.md, "gla"): candidates are checked with the full head (W0,
 // ReLU, W1) on the readout, because the suite head's W1 cannot apply to z;
 // the official code checks with lin_class alone on the pre-FC vector.
 //
@@ -84,7 +85,9 @@ func (gla) Doc() string {
 	return "GLA: label-invariant augmentation in representation space, alignment-only loss on D^u then D^l (Yue et al. 2022)"
 }
 
-// Defaults: the backbone's plus spec §3.4's.
+// Defaults: the backbone's plus the official code's (GLA main.py,
+// res_gcn.py, train_eval.py), except eta (above) and max_redraws (the
+// official redraw loop never stops).
 func (gla) Defaults() suite.Params {
 	p := backboneDefaults()
 	p["lr_unlabelled_factor"] = 0.2

@@ -30,7 +30,7 @@ func TestGLARadiusBase(t *testing.T) {
 	}
 }
 
-// TestGLASelect: the spec's selection by hand (§3.5) with an identity
+// TestGLASelect: the selection computed by hand with an identity
 // classifier (logits = candidate), z = [0.5, 0], r = 1, reference class 0:
 // of the five directions the first three flip the class, and the pick is
 // the valid one least confident in class 0, index 4 (z̃ = [0.22, −0.96]).

@@ -18,7 +18,7 @@ func init() { suite.Register(graphCL{}) }
 
 // graphCL is GraphCL (You et al., NeurIPS 2020) as its official
 // semi-supervised TU code does it (Shen-Lab/GraphCL semisupervised_TU;
-// spec §2): contrastive pretraining, then fine-tuning.
+// docs/methods.md, "graphcl"): contrastive pretraining, then fine-tuning.
 //
 //   - Stage 1, `pretrain_epochs` passes over D^l ∪ D^u (never the test
 //     graphs; the official code pretrains on the whole dataset): each
@@ -37,7 +37,8 @@ func init() { suite.Register(graphCL{}) }
 // Deviations: no BatchNorm (the suite backbone has none), hidden 128
 // batches of 256 (official 128), final weights instead of the best test
 // epoch and checkpoint. Letter-high graphs of ≤ 4 nodes are unchanged by
-// dropN and reduced to one node by subgraph at ratio 0.2 (spec §2.2).
+// dropN and reduced to one node by subgraph at ratio 0.2 (⌊0.2n⌋ = 0 for
+// n ≤ 4, as in the official aug.py).
 type graphCL struct{}
 
 func (graphCL) Name() string { return "graphcl" }
@@ -46,7 +47,8 @@ func (graphCL) Doc() string {
 	return "GraphCL: contrastive pretraining on D^l ∪ D^u (random2 views, one-way NT-Xent E1), then supervised fine-tuning (You et al. 2020)"
 }
 
-// Defaults: the backbone's, plus stage 1's (spec §2.4).
+// Defaults: the backbone's, plus stage 1's from the official code
+// (semisupervised_TU/pre-training main.py, res_gcn.py).
 func (graphCL) Defaults() suite.Params {
 	p := backboneDefaults()
 	p["pretrain_epochs"] = 100

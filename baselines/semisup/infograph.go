@@ -16,7 +16,7 @@ func init() { suite.Register(infoGraph{}) }
 
 // infoGraph is InfoGraph* (Sun et al., ICLR 2020) as its official
 // semi-supervised code does it (fanyun-sun/InfoGraph semi-supervised/,
-// QM9 regression there; spec §1), on the suite backbone with cross-entropy
+// QM9 regression there; docs/methods.md, "infograph"), on the suite backbone with cross-entropy
 // for the regression loss. Two encoders with separate weights: φ
 // ("sup_encoder", feeding the classifier head) and ϕ ("unsup_encoder").
 // Each step draws a labelled batch B_l from D^l and a batch B_u from
@@ -33,7 +33,7 @@ func init() { suite.Register(infoGraph{}) }
 // ends with the labelled loader): the `steps` budget counts these joint
 // steps. Deviations: no BatchNorm, GIN-TopK instead of NNConv+GRU+Set2Set,
 // default init instead of Xavier, no learning-rate scheduler (the
-// protocol has no validation set). The spec's epoch_unit=all (an epoch as
+// protocol has no validation set). An epoch_unit=all (an epoch as
 // one pass over D^l ∪ D^u) is not a parameter: under the step budget both
 // units take the same `steps` joint steps on the same batches (the
 // labelled batches reshuffle every pass over D^l, the unlabelled ones
@@ -47,7 +47,8 @@ func (infoGraph) Doc() string {
 	return "InfoGraph*: supervised encoder + unsupervised encoder with local-global JSD MI on D^l ∪ D^u and λ-weighted global-global JSD between them (Sun et al. 2020)"
 }
 
-// Defaults: the backbone's plus lambda = 0.001 (spec §1.4).
+// Defaults: the backbone's plus lambda = 0.001 (the official
+// semi-supervised/arguments.py).
 func (infoGraph) Defaults() suite.Params {
 	p := backboneDefaults()
 	p["lambda"] = 0.001

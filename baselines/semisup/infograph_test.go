@@ -14,7 +14,8 @@ import (
 // TestInfoGraphSeparateEncoders: the gradient of L_lg alone is non-zero
 // only on ϕ (unsup_encoder), local_d and global_d; that of the
 // cross-entropy alone only on φ (sup_encoder) and the head; L_gg reaches
-// both encoders and ff1, ff2 (spec §1.5).
+// both encoders and ff1, ff2 (as in the official code, where the two
+// encoders share no weights).
 func TestInfoGraphSeparateEncoders(t *testing.T) {
 	task := tinyTask(t, "infograph", nil)
 	n, err := newNet(task)

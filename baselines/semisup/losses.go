@@ -5,12 +5,12 @@ import (
 )
 
 // The contrastive estimators of the four official codes
-// (../shared/specs/CONTRASTIVE.md §0), as GoMLX graph functions. Every
+// (docs/methods.md, "Contrastive estimators"), as GoMLX graph functions. Every
 // loss is a mean over the real graph slots of a padded batch (weight [B]:
 // 1 real, 0 padding), and every B×B (or B×N×B) score matrix masks padding
 // on both axes, so a padding slot is never a negative.
 
-// cosEps is the normalisation floor of every cosine (spec rule 6; the
+// cosEps is the normalisation floor of every cosine (docs/methods.md; the
 // official cosines have none, so a zero vector would give NaN there).
 const cosEps = 1e-12
 

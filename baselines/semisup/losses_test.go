@@ -46,7 +46,7 @@ func padded(rows [][]float64, pad ...[]float64) [][]float64 {
 	return append(append([][]float64(nil), rows...), pad...)
 }
 
-// The two hand-made embedding batches of the spec (§2.5, §3.5, §4.5).
+// Two hand-made embedding batches, whose losses were computed by hand.
 var (
 	batchU = [][]float64{{1, 0}, {0, 1}, {1, 1}}
 	batchV = [][]float64{{1, 0}, {1, 1}, {0, 1}}
@@ -68,7 +68,7 @@ func pairLoss(t *testing.T, f func(u, v, w *Node) *Node, u, v [][]float64) (plai
 	return run(u, v, ones), run(padded(u, padRow...), padded(v, padRow...), append(ones, 0))
 }
 
-// TestEstimatorsKnownAnswers: each estimator on the spec's hand-made
+// TestEstimatorsKnownAnswers: each estimator on the hand-made
 // batches, with and without a padding slot (which must not change the
 // value: padding is masked on both axes of the similarity matrix).
 func TestEstimatorsKnownAnswers(t *testing.T) {
@@ -128,7 +128,7 @@ func TestE2IsSoftplusOfE1(t *testing.T) {
 	}
 }
 
-// TestLocalGlobalJSD: the spec's L_lg by hand (§1.5): nodes [1,0],[0,1] of
+// TestLocalGlobalJSD: L_lg by hand: nodes [1,0],[0,1] of
 // graph 0 and [1,1] of graph 1, graph vectors [1,0],[0,1] → 0.16015267594;
 // a padding slot (weight 0) with non-zero node and graph vectors leaves it
 // unchanged, and all-zero scores give 0.
@@ -165,7 +165,7 @@ func TestLocalGlobalJSD(t *testing.T) {
 
 // TestLocalGlobalJSDChunks: the same batch as TestLocalGlobalJSD split
 // into two chunks of different node counts — graph 0 (2 nodes) and graph 1
-// (1 node) plus a padding slot — gives the spec's 0.16015267594.
+// (1 node) plus a padding slot — gives the same 0.16015267594.
 func TestLocalGlobalJSDChunks(t *testing.T) {
 	out := MustExecOnce(testBackend(t), func(l0, m0, l1, m1, global, w *Node) *Node {
 		return LocalGlobalJSDChunks([]*Node{l0, l1}, []*Node{m0, m1}, global, w)
@@ -187,7 +187,7 @@ func TestJSDSeparation(t *testing.T) {
 	}
 }
 
-// TestRGCLLosses: the spec's TU and chem loss values (§4.5) on (x, a, c) =
+// TestRGCLLosses: the TU and chem loss values, by hand, on (x, a, c) =
 // the hand-made batches, with and without a padding slot.
 func TestRGCLLosses(t *testing.T) {
 	for _, tc := range []struct {

@@ -19,7 +19,7 @@ import (
 func init() { suite.Register(rgcl{}) }
 
 // rgcl is RGCL, rationale-aware graph contrastive learning (Li et al.,
-// ICML 2022; lsh0520/RGCL; spec §4): the contrastive stage of its
+// ICML 2022; lsh0520/RGCL; docs/methods.md, "rgcl"): the contrastive stage of its
 // unsupervised TU code, then the fine-tuning stage of its semi-supervised
 // MNIST code.
 //
@@ -48,7 +48,9 @@ func init() { suite.Register(rgcl{}) }
 //     the original graph (original).
 //   - Prediction: the full graph with ψ's weights through the head.
 //
-// The three official loss forms (spec §4.1; C(G) always samples with
+// The three official loss forms (lsh0520/RGCL unsupervised_TU/rgcl.py,
+// transferLearning/chem/pretrain_rgcl.py, semisupervised_MNIST
+// pre-training; C(G) always samples with
 // augment.ComplementProbs):
 //
 //	loss_form  views      loss                             R(G) probabilities         nodes kept
@@ -80,7 +82,8 @@ func (rgcl) Doc() string {
 	return "RGCL: rationale-aware contrastive pretraining on D^l ∪ D^u (rationale/complement node sampling from a GIN explainer), then fine-tuning on rationale views (Li et al. 2022)"
 }
 
-// Defaults: the backbone's plus spec §4.4's.
+// Defaults: the backbone's plus the official TU code's
+// (unsupervised_TU/arguments.py, rgcl.py, gin.py, aug.py).
 func (rgcl) Defaults() suite.Params {
 	p := backboneDefaults()
 	p["pretrain_epochs"] = 40

@@ -1,6 +1,6 @@
 // Package supervised holds the paper's graph-convolution and graph-pooling
 // baseline rows: GNN classifiers trained with cross-entropy on the labelled
-// graphs only, whose unknown score is 1 − max softmax (PROTOCOL §3). They
+// graphs only, whose unknown score is 1 − max softmax (docs/protocol.md §3). They
 // share one backbone (methods/gnn: message passing → pooling → message
 // passing → mean‖max readout → MLP), so two rows differ only in what their
 // names say.

@@ -3,10 +3,10 @@
 // verified, unpacked into dataDir/NAME/ (`bench data fetch`), and checks
 // what is present (`bench data verify`).
 //
-// Checksums: the SHA-256 sums below are those of shared/datasets/SOURCES.md,
-// measured on copies of the original archives (the TU zips as kept in
-// bknyaz/graph_nn@72eaa1c6; the MNIST and CIFAR-10 files matching the
-// official md5 sums) — the official hosts cannot be reached from the
+// Checksums: the SHA-256 sums below were measured on copies of the
+// original archives (the TU zips as kept in bknyaz/graph_nn@72eaa1c6; the
+// MNIST and CIFAR-10 files matching the official md5 sums;
+// docs/datasets.md) — the official hosts cannot be reached from the
 // machine that wrote this. Unpacked files are checked by the SHA-256 of
 // their content, so a re-compressed archive with the same content passes.
 package fetch
@@ -117,13 +117,13 @@ var Catalog = []Entry{
 			{Member: "REDDIT-MULTI-12K/REDDIT-MULTI-12K_A.txt", Name: "REDDIT-MULTI-12K_A.txt"},
 			{Member: "REDDIT-MULTI-12K/REDDIT-MULTI-12K_graph_indicator.txt", Name: "REDDIT-MULTI-12K_graph_indicator.txt"},
 			{Member: "REDDIT-MULTI-12K/REDDIT-MULTI-12K_graph_labels.txt", Name: "REDDIT-MULTI-12K_graph_labels.txt"},
-		}}}, Note: "archive SHA-256 as listed by a public loader (SOURCES.md §3); not measured here"},
+		}}}, Note: "archive SHA-256 as listed by a public loader (docs/datasets.md); not measured here"},
 	{Name: "COLORS-3", Archives: []Archive{{URL: tuHost + "COLORS-3.zip", Kind: "zip", Files: []File{
 		{Member: "COLORS-3/COLORS-3_A.txt", Name: "COLORS-3_A.txt"},
 		{Member: "COLORS-3/COLORS-3_graph_indicator.txt", Name: "COLORS-3_graph_indicator.txt"},
 		{Member: "COLORS-3/COLORS-3_graph_attributes.txt", Name: "COLORS-3_graph_attributes.txt"},
 		{Member: "COLORS-3/COLORS-3_node_attributes.txt", Name: "COLORS-3_node_attributes.txt"},
-	}}}, Note: "no checksum recorded: the project's copy is an earlier version of the archive (SOURCES.md §4)"},
+	}}}, Note: "no checksum recorded: the project's copy is an earlier version of the archive (docs/datasets.md)"},
 
 	tu("Letter-low", "d467a2f035cfc46f9120215a8d1a22f134743f357faa9a518302e8928721d3c3",
 		[2]string{"Letter-low_A.txt", "02490c27238378b7129c66947453a6ea89990b4563cc25ed12106e16af66e0c8"},

@@ -11,7 +11,8 @@ import (
 	"github.com/ugbench/ugbench/methods/gnn"
 )
 
-// TestFloorCounts: the official counts on small graphs (spec §2.5, §4.5):
+// TestFloorCounts: the official codes' counts on small graphs (GraphCL's
+// and RGCL's aug.py):
 // dropN(0.2) drops 0 nodes for n = 4, 1 for 5 and 9, 2 for 10, 3 for 15;
 // RGCL keeps 9→9, 10→10, 11→10, 20→19, 21→19, 30→28, 31→28 at ρ = 0.9,
 // and its chem/MNIST drop ratio 0.2 keeps 5→4, 10→8 — whereas ρ = 0.8 as a
@@ -195,7 +196,7 @@ func TestRandom2(t *testing.T) {
 	}
 }
 
-// TestRationaleProbs: the spec's sampling probabilities (§4.5) for
+// TestRationaleProbs: the sampling probabilities, by hand, for
 // p = [0.1, 0.6, 0.3], and 10⁵ draws of a 1-node rationale view reproduce
 // them within ±0.005.
 func TestRationaleProbs(t *testing.T) {

@@ -311,7 +311,7 @@ func (c *Classifier) ReportClasses(ctx context.Context, epoch int) error {
 
 // MaxSoftmax returns, for one graph's logits [C] (C ≥ 1), the arg-max class
 // (the first on ties) and the unknown score 1 − max softmax probability
-// (Hendrycks & Gimpel 2017, the confidence baseline of PROTOCOL §3).
+// (Hendrycks & Gimpel 2017, the confidence baseline of docs/protocol.md §3).
 // The score is computed in float64 from the logits as S/(1+S), with
 // S = Σ_{j≠c} exp(l_j − l_c) ≤ C−1, never as 1 − softmax: a float32
 // softmax rounds the max probability to exactly 1 once S < 2⁻²⁴ (logit

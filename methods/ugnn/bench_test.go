@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// BenchmarkPhases times UGNN's three phases with PROTOCOL §5's defaults
+// BenchmarkPhases times UGNN's three phases with docs/protocol.md §5's defaults
 // (hidden 128, batch 256, size_chunks 3, I = 3 subgraphs) on the low-ratio
 // split (seed 0) of real COIL-DEL and COLORS-3, from untrained weights:
 //

@@ -190,7 +190,7 @@ func oneMinusMaxProb(logits []float32) float64 {
 // logs the OOD AUROC of each as ood_auroc_<name>.
 const (
 	// ScoreSubgraph is 1 − s~ = (1 − μ) + σ over the I subgraphs, UGNN's
-	// unknown score (paper §4.2, PROTOCOL §3: −s~, shifted by 1 so that it
+	// unknown score (paper §4.2, docs/protocol.md §3: −s~, shifted by 1 so that it
 	// is computed without cancellation; its ranks and AUROC are −s~'s).
 	ScoreSubgraph = "subgraph"
 	// ScoreSubgraphMean is 1 − μ, the first part of ScoreSubgraph.
@@ -820,7 +820,7 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 }
 
 // predictions: class = argmax ψ on the whole graph; unknown score = 1 − s~
-// over I fresh subgraphs (PROTOCOL §3's −s~ shifted by 1, ScoreSubgraph), or
+// over I fresh subgraphs (docs/protocol.md §3's −s~ shifted by 1, ScoreSubgraph), or
 // 1 − max softmax for "w/o S".
 // ExtraScores hold every named score of confidence (one of them equal to
 // UnknownScore) and, for the subgraph variants, the whole graph's ScoreMSP,

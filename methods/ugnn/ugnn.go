@@ -67,7 +67,7 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-// Config holds UGNN's hyper-parameters (PROTOCOL §5 defaults).
+// Config holds UGNN's hyper-parameters (docs/protocol.md §5 defaults).
 //
 // The budget is counted in optimizer steps on labelled batches (the
 // protocol's supervised step budget, docs/protocol.md §5, the same for every
@@ -210,7 +210,7 @@ type method struct{ v Variant }
 func (m method) Name() string { return m.v.Name }
 func (m method) Doc() string  { return m.v.Doc }
 
-// Defaults are PROTOCOL §5's, shared by all five variants.
+// Defaults are docs/protocol.md §5's, shared by all five variants.
 func (m method) Defaults() suite.Params {
 	return suite.Params{
 		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 64, "unlabelled_batch_size": 256, "lr": 1e-3, "curve_every": 0,

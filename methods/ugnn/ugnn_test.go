@@ -52,7 +52,7 @@ func TestVariantsTable(t *testing.T) {
 }
 
 // TestVariantsRegisteredWithSameDefaults: all five are in the suite's
-// registry with the identical PROTOCOL §5 defaults.
+// registry with the identical docs/protocol.md §5 defaults.
 func TestVariantsRegisteredWithSameDefaults(t *testing.T) {
 	var first suite.Params
 	for _, v := range Variants {
@@ -642,7 +642,7 @@ type nopLog struct{}
 func (nopLog) Epoch(int, int, map[string]float64) {}
 
 // protocolTask builds suite.Tasks on a real dataset (low ratio, seed 0,
-// PROTOCOL split) without the runner, to call a run's steps directly.
+// protocol split) without the runner, to call a run's steps directly.
 type protocolTask struct {
 	name                 string
 	ds                   *datasets.Dataset
