@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/suite"
+	"github.com/ugbench/ugbench/suite/suitetest"
+)
+
+var updateGoldenRuns = flag.Bool("update-golden-runs", false, "rewrite testdata/golden-runs.json from this build instead of comparing with it")
+
+// goldenRun is what TestGoldenRuns keeps of one run: every metric but the
+// timings, and every curve point, as exact bit patterns (float64 bits in
+// hex, so that NaN and -0 survive JSON).
+type goldenRun struct {
+	Hash    string            `json:"hash"`
+	Metrics map[string]string `json:"metrics"`
+	Curves  []string          `json:"curves"`
+}
+
+func bits(v float64) string { return fmt.Sprintf("%016x", math.Float64bits(v)) }
+
+// TestGoldenRuns is the redesign's guard (issue 33): for every registered
+// method, a small-budget run (embedded Letter-high, low ratio, split seed
+// 0, seed 0, suitetest.TinyParams, the default post-hoc scorers) must store
+// the config hash, metrics and curves recorded in
+// testdata/golden-runs.json, bit for bit; only the timing metrics
+// (epoch_seconds*) are left out. A change that moves a number must say so
+// and rewrite the file (-update-golden-runs) in the same commit. The
+// file was recorded on the project's 2-core AVX-512 Xeon: GoMLX's SIMD
+// kernels may round differently on another CPU.
+func TestGoldenRuns(t *testing.T) {
+	dir := t.TempDir() // empty: Letter-high comes from the embedded copy
+	runner := &suite.Runner{DataDir: dir, Backend: "go"}
+	var err error
+	if runner.Scorers, err = parseScorers(suite.DefaultScorers); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := datasets.LookupInfo("Letter-high")
+	got := map[string]goldenRun{}
+	for _, name := range suite.Names() {
+		m, _ := suite.Lookup(name)
+		tiny := suitetest.TinyParams(m)
+		params := suite.Params{}
+		for k, v := range tiny {
+			if !sameParam(m.Defaults()[k], v) {
+				params[k] = v
+			}
+		}
+		spec := suite.RunSpec{Method: name, Dataset: "Letter-high", RatioName: "low", Ratio: info.Low, Seed: 0, Params: params, Protocol: suite.DefaultProtocol()}
+		res, err := runner.Run(context.Background(), spec, "cpu", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		g := goldenRun{Hash: spec.Hash(), Metrics: map[string]string{}}
+		for k, v := range res.Metrics {
+			if !strings.HasPrefix(k, suite.EpochSecondsMetric) {
+				g.Metrics[k] = bits(v)
+			}
+		}
+		for _, c := range res.Curves {
+			g.Curves = append(g.Curves, fmt.Sprintf("%d %s %s", c.Epoch, c.Name, bits(c.Value)))
+		}
+		got[name] = g
+	}
+	path := filepath.Join("testdata", "golden-runs.json")
+	if *updateGoldenRuns {
+		data, _ := json.MarshalIndent(got, "", " ")
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestGoldenRuns ./cmd/bench -update-golden-runs records it)", err)
+	}
+	var want map[string]goldenRun
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		w, g := want[name], got[name]
+		if g.Hash != w.Hash {
+			t.Errorf("%s: config hash %s, recorded %s", name, g.Hash, w.Hash)
+		}
+		for k, wv := range w.Metrics {
+			if gv, ok := g.Metrics[k]; !ok || gv != wv {
+				t.Errorf("%s: metric %s = %s, recorded %s", name, k, gv, wv)
+			}
+		}
+		for k := range g.Metrics {
+			if _, ok := w.Metrics[k]; !ok {
+				t.Errorf("%s: new metric %s (rewrite the file if intended)", name, k)
+			}
+		}
+		if !slices.Equal(g.Curves, w.Curves) {
+			t.Errorf("%s: curves differ from the recorded ones (%d points, recorded %d)", name, len(g.Curves), len(w.Curves))
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: no recorded run (rewrite the file with -update-golden-runs)", name)
+		}
+	}
+}
+
+// sameParam compares two parameter values as suite does (numbers by value).
+func sameParam(a, b any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
