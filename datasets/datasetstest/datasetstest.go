@@ -1,7 +1,8 @@
 // Package datasetstest finds the real datasets for tests and benchmarks:
 // $UGBENCH_DATA if it is a directory, else ../shared/datasets beside the
 // module root (where the project's CI and developers keep them). Tests
-// that cannot run without them skip through SkipNoData, and a package's
+// that need only the embedded Letter-high run without them (DirFor, Load);
+// those that need others skip through SkipNoData, and a package's
 // TestMain (Main) reports how many did, so that a `make test` on a fresh
 // clone says what it did not test.
 package datasetstest
@@ -107,17 +108,48 @@ func Summary() string {
 		len(skipped), strings.Join(names, ", "))
 }
 
-// Load loads the named real dataset, skipping tb when the data directory or
-// the dataset is absent, and failing it on any other error.
-func Load(tb testing.TB, name string) *datasets.Dataset {
+// DirFor returns a data directory from which every named dataset loads
+// (datasets.Load, or a Runner's DataDir): Dir() when it holds them, or
+// when those it lacks are all embedded (datasets.IsEmbedded: Load falls
+// back to the copy in the binary); with no data directory and only
+// embedded names, an empty temporary directory of tb. Otherwise it skips
+// tb through SkipNoData, naming what is missing. So a test that needs only
+// Letter-high runs on a fresh clone.
+func DirFor(tb testing.TB, names ...string) string {
 	tb.Helper()
 	dir := Dir()
-	if dir == "" {
-		SkipNoData(tb, "no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
+	var missing []string
+	for _, name := range names {
+		if dir != "" && onDisk(dir, name) {
+			continue
+		}
+		if !datasets.IsEmbedded(name) {
+			missing = append(missing, name)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-		SkipNoData(tb, "dataset %s not in %s", name, dir)
+	switch {
+	case len(missing) > 0 && dir == "":
+		SkipNoData(tb, "no data directory for %s (set UGBENCH_DATA or keep ../shared/datasets beside the module)", strings.Join(missing, ", "))
+	case len(missing) > 0:
+		SkipNoData(tb, "dataset(s) %s not in %s", strings.Join(missing, ", "), dir)
+	case dir == "":
+		return tb.TempDir()
 	}
+	return dir
+}
+
+// onDisk reports whether dir/name exists.
+func onDisk(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
+}
+
+// Load loads the named real dataset from DirFor(tb, name) — the embedded
+// copy where the data directory lacks it and it is embedded — skipping tb
+// when it is absent, and failing it on any other error.
+func Load(tb testing.TB, name string) *datasets.Dataset {
+	tb.Helper()
+	dir := DirFor(tb, name)
 	ds, err := datasets.Load(dir, name)
 	if err != nil {
 		tb.Fatal(err)
