@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -12,10 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ugbench/ugbench/datasets/internal/nodata"
 )
 
-// sharedData is the real data, relative to this package's directory.
-const sharedData = "../../shared/datasets"
+// sharedData is the real data directory: $UGBENCH_DATA, else
+// ../shared/datasets beside the module (nodata.Dir), else that path even
+// though it does not exist (the tests that need it skip, counted).
+var sharedData = cmp.Or(nodata.Dir(), "../../shared/datasets")
 
 // tuFiles maps a file suffix (e.g. "_A.txt") to its content.
 type tuFiles map[string]string
@@ -436,11 +441,12 @@ func requireData(tb testing.TB, name string) {
 	}
 }
 
-// requireDisk skips the test when sharedData/name is absent.
+// requireDisk skips the test, counted for lack of data, when
+// sharedData/name is absent.
 func requireDisk(tb testing.TB, name string) {
 	tb.Helper()
 	if _, err := os.Stat(filepath.Join(sharedData, name)); err != nil {
-		tb.Skipf("real data %s not present: %v", name, err)
+		nodata.SkipNoData(tb, "real data %s not present: %v", name, err)
 	}
 }
 

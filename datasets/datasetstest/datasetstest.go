@@ -8,105 +8,47 @@
 package datasetstest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/datasets/internal/nodata"
 )
 
 // Dir returns the data directory, or "" if none is found: $UGBENCH_DATA
 // when it names a directory (make test sets it to ./data on a fresh clone,
 // where it does not exist), else ../shared/datasets beside the module.
-func Dir() string {
-	if d := os.Getenv("UGBENCH_DATA"); d != "" {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "datasets")
-			if _, err := os.Stat(d); err == nil {
-				return d
-			}
-			return ""
-		}
-		if filepath.Dir(dir) == dir {
-			return ""
-		}
-	}
-}
-
-var (
-	skippedMu sync.Mutex
-	skipped   []string
-)
+func Dir() string { return nodata.Dir() }
 
 // SkipNoData skips tb for lack of data with the reason given (format and
 // args, as tb.Skipf) and counts it for Main's summary.
 func SkipNoData(tb testing.TB, format string, args ...any) {
 	tb.Helper()
-	skippedMu.Lock()
-	skipped = append(skipped, tb.Name())
-	skippedMu.Unlock()
-	tb.Skipf(format+" (a full run needs the datasets: `bench data fetch all`, or UGBENCH_DATA)", args...)
+	nodata.SkipNoData(tb, format, args...)
 }
 
 // SkipLogEnv names the environment variable of a file to which Main
 // appends one line per test skipped for lack of data (`make test` sets it
 // and prints the count at the end: go test hides a passing package's
 // output).
-const SkipLogEnv = "UGBENCH_SKIP_LOG"
+const SkipLogEnv = nodata.SkipLogEnv
 
 // Main runs the package's tests (call it from TestMain), then prints how
 // many were skipped for lack of data, and which, on stderr (shown with -v
 // or a failure) and appends them to the file $UGBENCH_SKIP_LOG names, if
-// any; it returns m.Run's exit code.
+// any; it returns m.Run's exit code. It counts the skips of the package's
+// internal tests too (they call nodata.SkipNoData).
 func Main(m *testing.M) int {
 	code := m.Run()
-	if s := Summary(); s != "" {
-		fmt.Fprintln(os.Stderr, s)
-	}
-	if path := os.Getenv(SkipLogEnv); path != "" {
-		skippedMu.Lock()
-		var b strings.Builder
-		for _, name := range skipped {
-			fmt.Fprintf(&b, "%s\n", name)
-		}
-		skippedMu.Unlock()
-		if b.Len() > 0 {
-			if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-				f.WriteString(b.String())
-				f.Close()
-			}
-		}
-	}
+	nodata.Report()
 	return code
 }
 
 // Summary is the line Main prints: the number and names of the tests that
 // SkipNoData skipped so far, "" if none.
-func Summary() string {
-	skippedMu.Lock()
-	defer skippedMu.Unlock()
-	if len(skipped) == 0 {
-		return ""
-	}
-	names := skipped
-	if len(names) > 8 {
-		names = append(names[:8:8], fmt.Sprintf("… %d more", len(skipped)-8))
-	}
-	return fmt.Sprintf("SKIPPED for lack of data: %d test(s): %s; a full run needs `bench data fetch all` (or UGBENCH_DATA, or ../shared/datasets)",
-		len(skipped), strings.Join(names, ", "))
-}
+func Summary() string { return nodata.Summary() }
 
 // DirFor returns a data directory from which every named dataset loads
 // (datasets.Load, or a Runner's DataDir): Dir() when it holds them, or
