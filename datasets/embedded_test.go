@@ -83,7 +83,7 @@ func TestLoadEmbeddedDiskWins(t *testing.T) {
 // TestEmbeddedEqualsShared: the embedded copy gives the same graphs and
 // labels as the real files on disk.
 func TestEmbeddedEqualsShared(t *testing.T) {
-	requireData(t, "Letter-high")
+	requireDisk(t, "Letter-high")
 	disk, err := Load(sharedData, "Letter-high")
 	if err != nil {
 		t.Fatal(err)

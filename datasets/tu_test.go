@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -12,10 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ugbench/ugbench/datasets/internal/nodata"
 )
 
-// sharedData is the real data, relative to this package's directory.
-const sharedData = "../../shared/datasets"
+// sharedData is the real data directory: $UGBENCH_DATA, else
+// ../shared/datasets beside the module (nodata.Dir), else that path even
+// though it does not exist (the tests that need it skip, counted).
+var sharedData = cmp.Or(nodata.Dir(), "../../shared/datasets")
 
 // tuFiles maps a file suffix (e.g. "_A.txt") to its content.
 type tuFiles map[string]string
@@ -426,11 +431,22 @@ func TestAvailable(t *testing.T) {
 	}
 }
 
-// requireData skips the test when the shared real data is absent.
+// requireData skips the test when the shared real data is absent, unless
+// name is embedded (Load(sharedData, name) then reads the copy in the
+// binary, as on a fresh clone); requireDisk skips it even then.
 func requireData(tb testing.TB, name string) {
 	tb.Helper()
+	if !IsEmbedded(name) {
+		requireDisk(tb, name)
+	}
+}
+
+// requireDisk skips the test, counted for lack of data, when
+// sharedData/name is absent.
+func requireDisk(tb testing.TB, name string) {
+	tb.Helper()
 	if _, err := os.Stat(filepath.Join(sharedData, name)); err != nil {
-		tb.Skipf("real data %s not present: %v", name, err)
+		nodata.SkipNoData(tb, "real data %s not present: %v", name, err)
 	}
 }
 
@@ -518,7 +534,7 @@ func TestRealCOLORS3Labels(t *testing.T) {
 func BenchmarkLoadTU(b *testing.B) {
 	for _, name := range []string{"COLORS-3", "COIL-DEL", "Letter-high"} {
 		b.Run(name, func(b *testing.B) {
-			requireData(b, name)
+			requireDisk(b, name) // LoadTU reads the disk only
 			for b.Loop() {
 				if _, err := LoadTU(sharedData, name); err != nil {
 					b.Fatal(err)

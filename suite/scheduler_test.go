@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -174,13 +173,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	registerFakes()
-	dir := datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory (set UGBENCH_DATA or keep ../shared/datasets beside the module)")
-	}
-	if _, err := os.Stat(filepath.Join(dir, testDataset)); err != nil {
-		datasetstest.SkipNoData(t, "dataset %s not in %s", testDataset, dir)
-	}
+	dir := datasetstest.DirFor(t, testDataset)
 	store, err := runs.Open(filepath.Join(t.TempDir(), "runs.db"))
 	if err != nil {
 		t.Fatal(err)

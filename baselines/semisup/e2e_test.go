@@ -18,8 +18,7 @@ import (
 // present and in [0, 1].
 func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	t.Helper()
-	dir := datasetstest.Dir()
-	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	dir := datasetstest.DirFor(t, "Letter-high")
 	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		t.Fatal(err)

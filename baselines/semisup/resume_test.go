@@ -16,8 +16,7 @@ import (
 // generators and pending batches are restored exactly and the backend
 // computes the same steps the same way.
 func TestResumeSameRun(t *testing.T) {
-	dir := datasetstest.Dir()
-	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	dir := datasetstest.DirFor(t, "Letter-high")
 	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		t.Fatal(err)

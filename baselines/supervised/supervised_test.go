@@ -31,11 +31,7 @@ func trainSplit(t *testing.T) *datasets.Split {
 // convolution, pooling and readout), and every metric present and in [0, 1].
 func runLetterHigh(t *testing.T, method string, set suite.Params) suite.Result {
 	t.Helper()
-	dir := datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory")
-	}
-	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	dir := datasetstest.DirFor(t, "Letter-high")
 	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +120,7 @@ func TestLayoutParamKeepsHashes(t *testing.T) {
 // after an epoch and run again, continue from the saved state to the
 // uninterrupted run's curves and metrics, bit for bit.
 func TestResumeSameRun(t *testing.T) {
-	dir := datasetstest.Dir()
-	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	dir := datasetstest.DirFor(t, "Letter-high")
 	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +148,7 @@ func TestResumeSameRun(t *testing.T) {
 // wrong accuracy) is detected by its checksum; the rerun starts over and
 // stores the uninterrupted run's result.
 func TestDamagedResumeStartsOver(t *testing.T) {
-	dir := datasetstest.Dir()
-	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	dir := datasetstest.DirFor(t, "Letter-high")
 	name, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		t.Fatal(err)

@@ -17,10 +17,7 @@ import (
 // small grid (wl and a 3-epoch gin-topk), the accuracy and F1 tables, and a
 // rerun that must run nothing.
 func TestGridReportResume(t *testing.T) {
-	dir := datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory")
-	}
+	dir := datasetstest.DirFor(t, "Letter-high")
 	db := filepath.Join(t.TempDir(), "runs.db")
 	grid := []string{"--methods", "wl,gin-topk", "--datasets", "Letter-high", "--ratios", "low",
 		"--seeds", "0-1", "--steps", "12", "--set", "gin-topk.hidden=32", "--db", db, "--data-dir", dir, "--quiet"}
@@ -155,10 +152,7 @@ func TestGridReportResume(t *testing.T) {
 
 // TestBadInput: every bad flag gives an error naming the flag or value.
 func TestBadInput(t *testing.T) {
-	dir := datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory")
-	}
+	dir := datasetstest.DirFor(t, "Letter-high")
 	db := filepath.Join(t.TempDir(), "runs.db")
 	base := []string{"--db", db, "--data-dir", dir, "--quiet"}
 	cases := []struct {
@@ -193,10 +187,7 @@ func TestBadInput(t *testing.T) {
 // merged database gives the same report tables as the grid run unsharded,
 // and that merging again changes nothing.
 func TestShardedGridMerge(t *testing.T) {
-	dir := datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory")
-	}
+	dir := datasetstest.DirFor(t, "Letter-high")
 	tmp := t.TempDir()
 	grid := []string{"--methods", "wl", "--datasets", "Letter-high", "--ratios", "low,high", "--seeds", "0-2", "--data-dir", dir, "--quiet"}
 	var out bytes.Buffer

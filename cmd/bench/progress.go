@@ -123,7 +123,7 @@ func (p *progress) RunEnd(spec suite.RunSpec, res suite.Result, err error) {
 func (p *progress) WaitingElsewhere(n int, recheck time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.println(fmt.Sprintf("grid: waiting for %d run(s) that other processes are computing (rechecked every %s; run here if abandoned)", n, recheck))
+	p.println(fmt.Sprintf("grid: waiting for %d run(s) that other processes are computing (their end is noticed within %s; after %s, those whose process died are run here)", n, suite.DefaultFinishedPoll, recheck))
 }
 
 // println prints line above the bar (or alone without one); p.mu is held.

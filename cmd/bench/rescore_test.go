@@ -17,10 +17,7 @@ import (
 // bench rescore recomputes them from the stored outputs to the same values,
 // and adds a scorer the grid did not run.
 func TestRescoreEqualsFreshRun(t *testing.T) {
-	dir := datasetstest.Dir()
-	if dir == "" {
-		t.Skip("no data directory")
-	}
+	dir := datasetstest.DirFor(t, "Letter-high")
 	db := filepath.Join(t.TempDir(), "runs.db")
 	grid := []string{"--methods", "wl,gin-topk", "--datasets", "Letter-high", "--ratios", "low",
 		"--seeds", "0", "--steps", "12", "--set", "gin-topk.hidden=32", "--db", db, "--data-dir", dir, "--quiet"}
@@ -89,10 +86,7 @@ func storedMetrics(t *testing.T, db string) map[string]map[string]float64 {
 // TestDryRunShowsSplitSeed: with two split seeds the dry run's lines of one
 // run seed differ by their split=, so no two lines look the same.
 func TestDryRunShowsSplitSeed(t *testing.T) {
-	dir := datasetstest.Dir()
-	if dir == "" {
-		t.Skip("no data directory")
-	}
+	dir := datasetstest.DirFor(t, "Letter-high")
 	var out bytes.Buffer
 	err := runGrid([]string{"--methods", "wl", "--datasets", "Letter-high", "--ratios", "low", "--seeds", "0",
 		"--split-seeds", "0,1", "--db", filepath.Join(t.TempDir(), "runs.db"), "--data-dir", dir, "--dry-run"}, &out)

@@ -19,10 +19,7 @@ import (
 // truth, draws two runs' t-SNE side by side as SVG, and checks
 // the error for a run without embeddings (wl).
 func TestPlotTSNE(t *testing.T) {
-	dir := datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory")
-	}
+	dir := datasetstest.DirFor(t, "Letter-high")
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "runs.db")
 	grid := []string{"--methods", "gin-topk,ugnn,wl", "--datasets", "Letter-high", "--ratios", "low",

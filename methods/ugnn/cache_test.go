@@ -20,7 +20,7 @@ import (
 // goes on.
 func TestWarmupCacheDamaged(t *testing.T) {
 	dir, _, _ := letterHigh(t)
-	runs, err := tinyRuns()
+	runs, err := tinyRuns(t)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -356,7 +356,7 @@ func TestPseudoLabelRun(t *testing.T) {
 		}
 	}
 	t.Logf("loss_pl %v, pl_frac %v", pl, frac)
-	if runs, err := tinyRuns(); err == nil && len(points(runs["ugnn"], "loss_pl")) != 0 {
+	if runs, err := tinyRuns(t); err == nil && len(points(runs["ugnn"], "loss_pl")) != 0 {
 		t.Error("the default run logs loss_pl")
 	}
 }

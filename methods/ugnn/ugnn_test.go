@@ -228,11 +228,7 @@ func TestWarmupKey(t *testing.T) {
 // skipping when the data is absent.
 func letterHigh(t *testing.T) (dir, ratioName string, ratio float64) {
 	t.Helper()
-	dir = datasetstest.Dir()
-	if dir == "" {
-		datasetstest.SkipNoData(t, "no data directory")
-	}
-	_ = datasetstest.Load(t, "Letter-high") // skips if absent
+	dir = datasetstest.DirFor(t, "Letter-high")
 	ratioName, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		t.Fatal(err)
@@ -283,9 +279,28 @@ func tinyParams() suite.Params {
 }
 
 // tinyRuns runs the five variants once (no warm-up cache) with the tiny
-// budget on Letter-high, seed 0, and shares the results between tests.
-var tinyRuns = sync.OnceValues(func() (map[string]suite.Result, error) {
-	dir := datasetstest.Dir()
+// budget on Letter-high, seed 0, and shares the results between tests
+// (skipping t where Letter-high cannot load).
+func tinyRuns(t *testing.T) (map[string]suite.Result, error) {
+	dir, _, _ := letterHigh(t)
+	return tinyRunsOnce(dir)
+}
+
+var (
+	tinyOnce sync.Once
+	tinyRes  map[string]suite.Result
+	tinyErr  error
+)
+
+// tinyRunsOnce runs the variants from dir on its first call and returns
+// that call's results to every call.
+func tinyRunsOnce(dir string) (map[string]suite.Result, error) {
+	tinyOnce.Do(func() { tinyRes, tinyErr = runTiny(dir) })
+	return tinyRes, tinyErr
+}
+
+// runTiny runs the five variants with the tiny budget from dir.
+func runTiny(dir string) (map[string]suite.Result, error) {
 	_, ratio, err := datasets.ResolveRatio("Letter-high", "low")
 	if err != nil {
 		return nil, err
@@ -304,7 +319,7 @@ var tinyRuns = sync.OnceValues(func() (map[string]suite.Result, error) {
 		out[v.Name] = res
 	}
 	return out, nil
-})
+}
 
 // TestVariantsBehaviour: with a tiny budget on real Letter-high the five
 // variants share the warm-up exactly (same seed, split and settings), take
@@ -314,7 +329,7 @@ var tinyRuns = sync.OnceValues(func() (map[string]suite.Result, error) {
 // same first OOD set (the prototype switches do not touch detection).
 func TestVariantsBehaviour(t *testing.T) {
 	letterHigh(t)
-	runs, err := tinyRuns()
+	runs, err := tinyRuns(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +476,7 @@ func TestWarmupCache(t *testing.T) {
 	}
 	// The restored checkpoint carries the whole training state (weights,
 	// Adam moments, RNG): the rest of the run is the uncached run's.
-	runs, err := tinyRuns()
+	runs, err := tinyRuns(t)
 	if err != nil {
 		t.Fatal(err)
 	}
