@@ -240,22 +240,20 @@ func namesLocked() []string {
 // defaults to a new behaviour but whose old behaviour is value false). A
 // spec whose parameter equals its legacy value hashes as if the parameter
 // did not exist, so `bench grid` recognises the old runs as finished
-// instead of recomputing them; any other value hashes as usual.
+// instead of recomputing them; any other value hashes as usual. A method
+// that declares its parameters (ParamSetter) gives them as
+// ParamSpec.Legacy instead.
 type LegacyParams interface {
 	LegacyParams() Params
 }
 
 // withoutLegacy returns p without the parameters whose value equals m's
-// legacy value for them (p itself when there are none).
+// legacy value for them (ParamsOf(m).Legacy(); p itself when there are
+// none).
 func withoutLegacy(m Method, p Params) Params {
-	lp, ok := m.(LegacyParams)
-	if !ok {
-		return p
-	}
-	legacy := lp.LegacyParams()
 	var out Params
-	for k, v := range legacy {
-		if pv, ok := p[k]; ok && sameValue(pv, v) {
+	for k, v := range ParamsOf(m).Legacy() {
+		if pv, ok := p[k]; ok && SameValue(pv, v) {
 			if out == nil {
 				out = p.Clone()
 			}
@@ -268,18 +266,7 @@ func withoutLegacy(m Method, p Params) Params {
 	return out
 }
 
-// sameValue compares two parameter values as their JSON encodings would
-// (an int and a float64 of equal value are equal; stored specs decode
-// numbers as float64).
-func sameValue(a, b any) bool {
-	af, aNum := number(a)
-	bf, bNum := number(b)
-	if aNum || bNum {
-		return aNum && bNum && af == bf
-	}
-	return a == b
-}
-
+// number reads v as a number if it is a Go number.
 func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:
