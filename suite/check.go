@@ -95,32 +95,6 @@ func CheckSpec(s RunSpec) error {
 	if err := ParamsOf(m).Check(s.Params); err != nil {
 		return fmt.Errorf("%s: %w", s.Method, err)
 	}
-	if pc, ok := m.(ParamChecker); ok {
-		if err := pc.CheckParams(s.Params); err != nil {
-			return fmt.Errorf("%s: %w", s.Method, err)
-		}
-	}
 	return nil
 }
 
-// ParamChecker is implemented by a method that validates its parameters
-// itself, beyond its declarations (ParamSet).
-type ParamChecker interface {
-	CheckParams(p Params) error
-}
-
-// CheckRanges returns an error naming the first parameter of p, in sorted
-// order, whose value lies outside its range in ranges; names absent from p
-// and non-numeric values are skipped.
-func CheckRanges(p Params, ranges map[string]Range) error {
-	for _, k := range p.Keys() {
-		r, ok := ranges[k]
-		if !ok {
-			continue
-		}
-		if v, isNum := number(p[k]); isNum && !r.Contains(v) {
-			return fmt.Errorf("%s %v: must be %s", k, p[k], r)
-		}
-	}
-	return nil
-}
