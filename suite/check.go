@@ -97,4 +97,3 @@ func CheckSpec(s RunSpec) error {
 	}
 	return nil
 }
-

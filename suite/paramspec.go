@@ -147,15 +147,13 @@ func (s ParamSpec) Parse(name, text string) (any, error) {
 }
 
 // Valid describes the valid values: "≥ 0", "in (0, 1]", "scale|count",
-// "true|false", "" for any.
+// "" for any value of the kind.
 func (s ParamSpec) Valid() string {
 	switch {
 	case s.Range != nil:
 		return s.Range.String()
 	case len(s.Choices) > 0:
 		return strings.Join(s.Choices, "|")
-	case s.Kind == KindBool:
-		return "true|false"
 	}
 	return ""
 }

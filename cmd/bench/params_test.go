@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -49,5 +50,37 @@ func TestParamValueByNumber(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "ugnn"); n != 4 {
 		t.Errorf("runs --param tau=0.10 lists %d ugnn runs, want 4:\n%s", n, out.String())
+	}
+}
+
+// TestParamDeclarations: every registered method declares its
+// hyper-parameters (suite.ParamSetter), each with a doc; its Defaults are
+// the declaration's and valid under it; a legacy value is valid too.
+func TestParamDeclarations(t *testing.T) {
+	for _, name := range suite.Names() {
+		m, err := suite.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := m.(suite.ParamSetter)
+		if !ok {
+			t.Errorf("%s does not declare its parameters (suite.ParamSetter)", name)
+			continue
+		}
+		set := d.ParamSet()
+		if !reflect.DeepEqual(m.Defaults(), set.Defaults()) {
+			t.Errorf("%s: Defaults %v, declared %v", name, m.Defaults().Summary(), set.Defaults().Summary())
+		}
+		if err := set.Check(m.Defaults()); err != nil {
+			t.Errorf("%s: defaults invalid: %v", name, err)
+		}
+		if err := set.Check(set.Legacy()); err != nil {
+			t.Errorf("%s: legacy values invalid: %v", name, err)
+		}
+		for _, sp := range set.Specs() {
+			if sp.Doc == "" {
+				t.Errorf("%s.%s has no doc", name, sp.Name)
+			}
+		}
 	}
 }
