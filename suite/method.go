@@ -183,7 +183,10 @@ type Method interface {
 	// Doc is a one-line description with the method's source paper.
 	Doc() string
 	// Defaults returns the method's hyper-parameters with default values.
-	// Every name can be swept with --set NAME.param=v1,v2.
+	// Every name can be swept with --set NAME.param=v1,v2. A method
+	// declares them (ParamSetter) so that their types, ranges, docs and
+	// legacy values come from one place; Defaults then returns the
+	// declaration's.
 	Defaults() Params
 	// Fit trains on task and predicts task.Eval. It returns an error (never
 	// panics by design) for bad parameters or numeric failure (e.g. NaN loss)
