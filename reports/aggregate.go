@@ -493,7 +493,8 @@ func ParseParamFilters(values []string) (map[string]string, error) {
 }
 
 // SelectParams keeps the runs whose hyper-parameters match want (key →
-// value as RowLabels prints it, %v; "unset" for an absent key), e.g. the
+// value, compared by suite.SameValue: numbers by value, so 0.10 selects
+// 0.1; "unset" for an absent key), e.g. the
 // runs of the current defaults after a default changed: {"size_chunks":
 // "3"}. A key only filters the methods that have it in some run; methods
 // none of whose runs have it (kernels, say, for size_chunks) are kept.
@@ -518,7 +519,7 @@ func SelectParams(rs []runs.Run, want map[string]string) []runs.Run {
 				continue
 			}
 			got, ok := r.Spec.Params[k]
-			if (ok && fmt.Sprintf("%v", got) != v) || (!ok && v != "unset") {
+			if (ok && !suite.SameValue(got, v)) || (!ok && v != "unset") {
 				keep = false
 				break
 			}

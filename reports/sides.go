@@ -98,13 +98,13 @@ func (s Side) Select(rs []runs.Run) []runs.Run {
 		if s.Method != "" && r.Spec.Method != s.Method {
 			continue
 		}
-		if s.Alpha != "" && !sameValue(r.Spec.Protocol.Alpha, s.Alpha) {
+		if s.Alpha != "" && !suite.SameValue(r.Spec.Protocol.Alpha, s.Alpha) {
 			continue
 		}
 		keep := true
 		for k, v := range s.Params {
 			got, ok := r.Spec.Params[k]
-			if !ok || !sameValue(got, v) {
+			if !ok || !suite.SameValue(got, v) {
 				keep = false
 				break
 			}
@@ -114,18 +114,6 @@ func (s Side) Select(rs []runs.Run) []runs.Run {
 		}
 	}
 	return out
-}
-
-// sameValue compares a stored value with a command-line one: as numbers
-// when both are numbers, else as text.
-func sameValue(got any, want string) bool {
-	text := fmt.Sprintf("%v", got)
-	if text == want {
-		return true
-	}
-	g, err1 := strconv.ParseFloat(text, 64)
-	w, err2 := strconv.ParseFloat(want, 64)
-	return err1 == nil && err2 == nil && g == w
 }
 
 // AlignSides makes the cells of two sides comparable: what tells the
@@ -141,7 +129,7 @@ func AlignSides(old, new Side, oldRuns, newRuns []runs.Run) ([]runs.Run, []runs.
 	}
 	var drop []string
 	for k, v := range old.Params {
-		if w, ok := new.Params[k]; ok && w != v {
+		if w, ok := new.Params[k]; ok && !suite.SameValue(w, v) {
 			drop = append(drop, k)
 		}
 	}

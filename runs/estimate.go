@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -138,29 +137,20 @@ func stepsOf(p suite.Params) int {
 	return 0
 }
 
-// sameParams reports whether two parameter sets are equal after the JSON
-// round trip of the store (which turns every number into a float64).
+// sameParams reports whether two parameter sets hold the same names with
+// equal values (suite.SameValue: a stored float64 equals the int of a new
+// spec).
 func sameParams(a, b suite.Params) bool {
-	ja, err1 := json.Marshal(normalize(a))
-	jb, err2 := json.Marshal(normalize(b))
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
-}
-
-// normalize returns p with every integer turned into a float64, as the store
-// reads it back.
-func normalize(p suite.Params) map[string]any {
-	out := make(map[string]any, len(p))
-	for k, v := range p {
-		switch x := v.(type) {
-		case int:
-			out[k] = float64(x)
-		case int64:
-			out[k] = float64(x)
-		default:
-			out[k] = v
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !suite.SameValue(v, w) {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
 // median of a non-empty slice (sorted in place).

@@ -3,16 +3,8 @@ package suite
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
-
-// ParamChecker is implemented by a method that declares the valid ranges of
-// its hyper-parameters (e.g. lr > 0, steps ≥ 0). CheckParams returns an
-// error naming the first parameter of p out of range; the grid calls it for
-// every spec before any run starts (CheckSpec), so that a bad value fails
-// the command instead of each run.
-type ParamChecker interface {
-	CheckParams(p Params) error
-}
 
 // Range is the valid interval of a numeric parameter, Min to Max; an open
 // end excludes its bound. Max = +Inf has no upper bound.
@@ -35,6 +27,8 @@ var (
 	Ratio = Range{Min: 0, Max: 1, MinOpen: true}
 	// DropRate is [0, 1): fractions that must not drop everything.
 	DropRate = Range{Min: 0, Max: 1, MaxOpen: true}
+	// AnyFinite is every finite number: seeds, offsets.
+	AnyFinite = Range{Min: math.Inf(-1), Max: math.Inf(1)}
 )
 
 // Contains reports whether v lies in r (never for NaN or ±Inf).
@@ -47,13 +41,16 @@ func (r Range) Contains(v float64) bool {
 	return lo && hi
 }
 
-// String renders r as "> 0", "≥ 1" or "in (0, 1]".
+// String renders r as "> 0", "≥ 1", "in (0, 1]" or "finite".
 func (r Range) String() string {
 	if math.IsInf(r.Max, 1) {
-		if r.MinOpen {
-			return fmt.Sprintf("> %g", r.Min)
+		switch {
+		case math.IsInf(r.Min, -1):
+			return "finite"
+		case r.MinOpen:
+			return "> " + bound(r.Min)
 		}
-		return fmt.Sprintf("≥ %g", r.Min)
+		return "≥ " + bound(r.Min)
 	}
 	l, h := "[", "]"
 	if r.MinOpen {
@@ -62,28 +59,21 @@ func (r Range) String() string {
 	if r.MaxOpen {
 		h = ")"
 	}
-	return fmt.Sprintf("in %s%g, %g%s", l, r.Min, r.Max, h)
+	return fmt.Sprintf("in %s%s, %s%s", l, bound(r.Min), bound(r.Max), h)
 }
 
-// CheckRanges returns an error naming the first parameter of p, in sorted
-// order, whose value lies outside its range in ranges; names absent from p
-// and non-numeric values are skipped.
-func CheckRanges(p Params, ranges map[string]Range) error {
-	for _, k := range p.Keys() {
-		r, ok := ranges[k]
-		if !ok {
-			continue
-		}
-		if v, isNum := number(p[k]); isNum && !r.Contains(v) {
-			return fmt.Errorf("%s %v: must be %s", k, p[k], r)
-		}
+// bound formats an end of a Range: integers in full, others as %g.
+func bound(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	return nil
+	return fmt.Sprintf("%g", v)
 }
 
 // CheckSpec reports whether s can run: its method is registered, every
 // number of its parameters and protocol is finite, and the method accepts
-// its parameters (ParamChecker). Errors name the method and the parameter.
+// its parameters (ParamsOf(m).Check: kinds, ranges, choices). Errors name
+// the method and the parameter.
 func CheckSpec(s RunSpec) error {
 	m, err := Lookup(s.Method)
 	if err != nil {
@@ -102,10 +92,8 @@ func CheckSpec(s RunSpec) error {
 			return fmt.Errorf("%s %v: not a finite number", f.name, f.v)
 		}
 	}
-	if pc, ok := m.(ParamChecker); ok {
-		if err := pc.CheckParams(s.Params); err != nil {
-			return fmt.Errorf("%s: %w", s.Method, err)
-		}
+	if err := ParamsOf(m).Check(s.Params); err != nil {
+		return fmt.Errorf("%s: %w", s.Method, err)
 	}
 	return nil
 }

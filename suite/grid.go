@@ -207,7 +207,7 @@ func checkSets(sets map[string][]string, methods []Method) error {
 			if method != "*" && method != m.Name() {
 				continue
 			}
-			if _, ok := m.Defaults()[param]; ok {
+			if _, ok := ParamsOf(m).Lookup(param); ok {
 				found = true
 			} else if method != "*" {
 				return fmt.Errorf("--set %s: method %s has no parameter %q (has: %s)", key, method, param, strings.Join(m.Defaults().Keys(), ", "))
@@ -223,21 +223,22 @@ func checkSets(sets map[string][]string, methods []Method) error {
 // sweep returns the Cartesian product of m's swept parameters over its
 // defaults, in sorted parameter order.
 func sweep(m Method, cfg GridConfig) ([]Params, error) {
-	base := m.Defaults().Clone()
+	set := ParamsOf(m)
+	base := set.Defaults()
 	if _, ok := base[StepsParam]; ok && cfg.Steps > 0 {
 		base[StepsParam] = cfg.Steps
 	}
 	out := []Params{base}
 	for _, key := range sortedKeys(cfg.Sets) {
 		method, param, _ := strings.Cut(key, ".")
-		like, ok := base[param]
+		spec, ok := set.Lookup(param)
 		if (method != "*" && method != m.Name()) || !ok {
 			continue
 		}
 		var next []Params
 		for _, p := range out {
 			for _, s := range cfg.Sets[key] {
-				v, err := ParseValue(m.Name()+"."+param, strings.TrimSpace(s), like)
+				v, err := spec.Parse(m.Name()+"."+param, strings.TrimSpace(s))
 				if err != nil {
 					return nil, fmt.Errorf("--set %s: %w", key, err)
 				}

@@ -649,18 +649,41 @@ func TestParseDevices(t *testing.T) {
 }
 
 func TestRangeCheck(t *testing.T) {
-	if _, err := ParseValue("m.lr", "inf", 1.0); err == nil || !strings.Contains(err.Error(), "not a finite number") {
-		t.Errorf("ParseValue inf: %v", err)
+	lr := Float("lr", 0.1, Positive, "learning rate")
+	if _, err := lr.Spec().Parse("m.lr", "inf"); err == nil || !strings.Contains(err.Error(), "not a finite number") {
+		t.Errorf("Parse inf: %v", err)
 	}
-	if _, err := ParseValue("m.lr", "NaN", 1.0); err == nil {
-		t.Error("ParseValue NaN accepted")
+	if _, err := lr.Spec().Parse("m.lr", "NaN"); err == nil {
+		t.Error("Parse NaN accepted")
 	}
-	p := Params{"lr": 0.0, "steps": 3, "pool_ratio": 1.0, "name": "x"}
-	if err := CheckRanges(p, map[string]Range{"lr": Positive}); err == nil || err.Error() != "lr 0: must be > 0" {
+	set := Declare(lr, Int("steps", 0, NonNegative, ""), Float("pool_ratio", 0.8, Ratio, ""),
+		Enum("name", "x", "", "x", "y"))
+	p := Params{"lr": 0.0, "steps": 3, "pool_ratio": 1.0, "name": "x", "undeclared": -1}
+	if err := set.Check(p); err == nil || err.Error() != "lr 0: must be > 0" {
 		t.Errorf("lr 0: %v", err)
 	}
-	if err := CheckRanges(p, map[string]Range{"steps": NonNegative, "pool_ratio": Ratio, "name": Positive, "absent": Positive}); err != nil {
+	p["lr"] = 0.5
+	if err := set.Check(p); err != nil {
 		t.Errorf("in range: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"name", "z", `name "z": want "x" or "y"`},
+		{"steps", 1.5, "steps 1.5: not an integer"},
+		{"steps", "3", "steps 3: want a number, not string"},
+		{"steps", -1, "steps -1: must be ≥ 0"},
+	} {
+		q := p.Clone()
+		q[c.name] = c.v
+		if err := set.Check(q); err == nil || err.Error() != c.want {
+			t.Errorf("%s=%v: %v, want %q", c.name, c.v, err, c.want)
+		}
+	}
+	if err := set.Check(Params{"steps": 3.0}); err != nil {
+		t.Errorf("an int decoded as float64: %v", err)
 	}
 	for _, c := range []struct {
 		r    Range

@@ -183,7 +183,10 @@ type Method interface {
 	// Doc is a one-line description with the method's source paper.
 	Doc() string
 	// Defaults returns the method's hyper-parameters with default values.
-	// Every name can be swept with --set NAME.param=v1,v2.
+	// Every name can be swept with --set NAME.param=v1,v2. A method
+	// declares them (ParamSetter) so that their types, ranges, docs and
+	// legacy values come from one place; Defaults then returns the
+	// declaration's.
 	Defaults() Params
 	// Fit trains on task and predicts task.Eval. It returns an error (never
 	// panics by design) for bad parameters or numeric failure (e.g. NaN loss)
@@ -240,22 +243,20 @@ func namesLocked() []string {
 // defaults to a new behaviour but whose old behaviour is value false). A
 // spec whose parameter equals its legacy value hashes as if the parameter
 // did not exist, so `bench grid` recognises the old runs as finished
-// instead of recomputing them; any other value hashes as usual.
+// instead of recomputing them; any other value hashes as usual. A method
+// that declares its parameters (ParamSetter) gives them as
+// ParamSpec.Legacy instead.
 type LegacyParams interface {
 	LegacyParams() Params
 }
 
 // withoutLegacy returns p without the parameters whose value equals m's
-// legacy value for them (p itself when there are none).
+// legacy value for them (ParamsOf(m).Legacy(); p itself when there are
+// none).
 func withoutLegacy(m Method, p Params) Params {
-	lp, ok := m.(LegacyParams)
-	if !ok {
-		return p
-	}
-	legacy := lp.LegacyParams()
 	var out Params
-	for k, v := range legacy {
-		if pv, ok := p[k]; ok && sameValue(pv, v) {
+	for k, v := range ParamsOf(m).Legacy() {
+		if pv, ok := p[k]; ok && SameValue(pv, v) {
 			if out == nil {
 				out = p.Clone()
 			}
@@ -268,18 +269,7 @@ func withoutLegacy(m Method, p Params) Params {
 	return out
 }
 
-// sameValue compares two parameter values as their JSON encodings would
-// (an int and a float64 of equal value are equal; stored specs decode
-// numbers as float64).
-func sameValue(a, b any) bool {
-	af, aNum := number(a)
-	bf, bNum := number(b)
-	if aNum || bNum {
-		return aNum && bNum && af == bf
-	}
-	return a == b
-}
-
+// number reads v as a number if it is a Go number.
 func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:

@@ -117,34 +117,33 @@ func UnmarshalParams(data []byte, defaults Params) (Params, error) {
 	return p, nil
 }
 
-// ParseValue parses s to the type of like (the default value of the same
-// parameter). It returns an error naming the parameter on a bad value,
-// NaN and ±Inf included (a spec must hash, and JSON has no such numbers).
-func ParseValue(name, s string, like any) (any, error) {
-	switch like.(type) {
-	case float64:
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, fmt.Errorf("param %s: %q is not a number", name, s)
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("param %s: %q is not a finite number", name, s)
-		}
-		return v, nil
-	case int:
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			return nil, fmt.Errorf("param %s: %q is not an integer", name, s)
-		}
-		return v, nil
-	case bool:
-		v, err := strconv.ParseBool(s)
-		if err != nil {
-			return nil, fmt.Errorf("param %s: %q is not true/false", name, s)
-		}
-		return v, nil
-	case string:
-		return s, nil
+// SameValue is the one equality of parameter values, used by the config
+// hash (LegacyParams), run selection (bench report --param, bench compare
+// sides, bench runs) and everywhere else values are matched. Each of a
+// and b is a value as stored (int, int64, float64, bool, string) or
+// command-line text. Two values that both read as numbers (a number, or
+// text that parses as a finite float) are equal when they are equal as
+// float64, so 0.10 matches 0.1 and 3 matches 3.0; any other two are equal
+// when their texts (%v) are, so a bool matches "true" or "false" and a
+// string itself.
+func SameValue(a, b any) bool {
+	af, aNum := numeric(a)
+	bf, bNum := numeric(b)
+	if aNum && bNum {
+		return af == bf
 	}
-	return nil, fmt.Errorf("param %s: unsupported type %T", name, like)
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+// numeric reads v as a finite number: a Go number or text that parses as
+// one.
+func numeric(v any) (float64, bool) {
+	if s, ok := v.(string); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, false
+		}
+		return f, true
+	}
+	return number(v)
 }

@@ -60,19 +60,22 @@ const DefaultGraphletExactThreshold = 4_000_000
 
 // graphletKernel is the graphlet feature map with its three parameters.
 var graphletKernel = &FeatureKernel{
-	Name: "graphlet",
-	Params: suite.Params{
-		"exact_threshold": DefaultGraphletExactThreshold,
-		"samples":         DefaultGraphletSamples,
-		"sampling_seed":   0,
-	},
-	Check: func(p suite.Params) error {
-		return checkGraphletParams(p.Int("exact_threshold"), p.Int("samples"))
-	},
+	Name:   "graphlet",
+	Params: suite.Declare(graphletExact, graphletSamples, graphletSeed),
 	Compute: func(graphs []datasets.Graph, p suite.Params) (*FeatureMap, error) {
-		return GraphletFeatures(graphs, p.Int("exact_threshold"), p.Int("samples"), int64(p.Int("sampling_seed")))
+		return GraphletFeatures(graphs, graphletExact.Get(p), graphletSamples.Get(p), int64(graphletSeed.Get(p)))
 	},
 }
+
+// The graphlet feature map's parameters, valid as checkGraphletParams
+// checks them.
+var (
+	graphletExact = suite.Int("exact_threshold", DefaultGraphletExactThreshold, suite.NonNegative,
+		"graphs with C(n,4) above it are sampled, the others counted exactly")
+	graphletSamples = suite.Int("samples", DefaultGraphletSamples, suite.Range{Min: 1, Max: math.MaxInt32},
+		"graphlets drawn per sampled graph (the paper's bound for ε = δ = 0.05)")
+	graphletSeed = suite.Int("sampling_seed", 0, suite.AnyFinite, "seed of the graphlet sampling (with the graph's index; never the run's seed)")
+)
 
 func checkGraphletParams(exactThreshold, samples int) error {
 	if exactThreshold < 0 {
@@ -114,6 +117,10 @@ func (Graphlet) Doc() string {
 // Defaults returns exact_threshold=4000000, samples=10715,
 // sampling_seed=0, norm=l2, C=1.0.
 func (Graphlet) Defaults() suite.Params { return graphletKernel.Defaults() }
+
+// ParamSet declares exact_threshold, samples, sampling_seed, norm and C
+// (suite.ParamSetter).
+func (Graphlet) ParamSet() suite.ParamSet { return graphletKernel.ParamSet() }
 
 // Fit computes (or reuses) the graphlet feature map of all task graphs,
 // trains the one-vs-rest SVM on task.Labelled and predicts task.Eval.

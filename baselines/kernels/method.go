@@ -23,31 +23,35 @@ type FeatureKernel struct {
 	// Name is the method's registry name: the prefix of its errors and
 	// part of the feature cache key.
 	Name string
-	// Params are the feature-map hyper-parameters with their defaults.
-	// All of them are part of the feature cache key, and Compute receives
-	// exactly these names.
-	Params suite.Params
-	// Check validates the feature-map parameters before anything is
-	// computed; nil accepts any values.
-	Check func(p suite.Params) error
+	// Params declares the feature-map hyper-parameters: their defaults
+	// and valid values, checked before anything is computed. All of them
+	// are part of the feature cache key, and Compute receives exactly
+	// these names.
+	Params suite.ParamSet
 	// Compute computes the feature map of graphs; p holds the names of
 	// Params, with the task's values.
 	Compute func(graphs []datasets.Graph, p suite.Params) (*FeatureMap, error)
 }
 
-// Defaults returns the kernel's feature-map parameters plus the shared
+// The classifier parameters that every kernel row shares.
+var (
+	paramNorm = suite.Enum("norm", "l2", "normalisation of the feature rows (l2 is GraKeL's normalize=True)", "l2", "l1", "none")
+	paramC    = suite.Float("C", 1.0, suite.Positive, "cost C of the linear SVM")
+)
+
+// ParamSet declares the kernel's feature-map parameters plus the shared
 // classifier parameters norm = "l2" and C = 1.
-func (k *FeatureKernel) Defaults() suite.Params {
-	p := k.Params.Clone()
-	p["norm"] = "l2"
-	p["C"] = 1.0
-	return p
-}
+func (k *FeatureKernel) ParamSet() suite.ParamSet { return k.Params.With(paramNorm, paramC) }
+
+// Defaults returns ParamSet's defaults.
+func (k *FeatureKernel) Defaults() suite.Params { return k.ParamSet().Defaults() }
 
 // featureParams picks the feature-map parameters out of params.
 func (k *FeatureKernel) featureParams(params suite.Params) (suite.Params, error) {
-	fp := make(suite.Params, len(k.Params))
-	for name := range k.Params {
+	specs := k.Params.Specs()
+	fp := make(suite.Params, len(specs))
+	for _, sp := range specs {
+		name := sp.Name
 		v, ok := params[name]
 		if !ok {
 			return nil, fmt.Errorf("%s: parameter %q not set", k.Name, name)
@@ -71,19 +75,10 @@ func FitKernel(ctx context.Context, task *suite.Task, k *FeatureKernel, cache *F
 	if err != nil {
 		return nil, err
 	}
-	if k.Check != nil {
-		if err := k.Check(fp); err != nil {
-			return nil, fmt.Errorf("%s: %w", k.Name, err)
-		}
-	}
-	norm := task.Params.Str("norm")
-	cost := task.Params.Float("C")
-	if !(cost > 0) || math.IsInf(cost, 0) {
-		return nil, fmt.Errorf("%s: C must be positive and finite, got %v", k.Name, cost)
-	}
-	if _, err := Normalize(nil, norm); err != nil {
+	if err := k.ParamSet().Check(task.Params); err != nil {
 		return nil, fmt.Errorf("%s: %w", k.Name, err)
 	}
+	norm, cost := paramNorm.Get(task.Params), paramC.Get(task.Params)
 	if task.NumKnown < 1 {
 		return nil, fmt.Errorf("%s: need at least one known class, got %d", k.Name, task.NumKnown)
 	}
@@ -175,17 +170,13 @@ const maxIterations = 50
 // wlKernel is the WL subtree feature map with parameter "iterations" (h).
 var wlKernel = &FeatureKernel{
 	Name:   "wl",
-	Params: suite.Params{"iterations": 5},
-	Check: func(p suite.Params) error {
-		if h := p.Int("iterations"); h < 0 || h > maxIterations {
-			return fmt.Errorf("iterations must be in [0, %d], got %d", maxIterations, h)
-		}
-		return nil
-	},
+	Params: suite.Declare(wlIterations),
 	Compute: func(graphs []datasets.Graph, p suite.Params) (*FeatureMap, error) {
-		return WLFeatures(graphs, p.Int("iterations"))
+		return WLFeatures(graphs, wlIterations.Get(p))
 	},
 }
+
+var wlIterations = suite.Int("iterations", 5, suite.Range{Min: 0, Max: maxIterations}, "WL iterations h (GraKeL's default 5)")
 
 // WL is the paper's "WL Kernel" baseline: Weisfeiler-Lehman subtree features
 // (Shervashidze et al., JMLR 2011; see WLFeatures) normalised per graph,
@@ -214,6 +205,9 @@ func (WL) Doc() string {
 
 // Defaults returns iterations=5, norm=l2, C=1.0.
 func (WL) Defaults() suite.Params { return wlKernel.Defaults() }
+
+// ParamSet declares iterations, norm and C (suite.ParamSetter).
+func (WL) ParamSet() suite.ParamSet { return wlKernel.ParamSet() }
 
 // Fit computes (or reuses) the WL feature map of all task graphs, trains
 // the one-vs-rest SVM on task.Labelled and predicts task.Eval.

@@ -208,7 +208,7 @@ func BenchmarkFeatureMaps(b *testing.B) {
 			b.Run(k.Name+"/"+name, func(b *testing.B) {
 				ds := datasetstest.Load(b, name)
 				for b.Loop() {
-					if _, err := k.Compute(ds.Graphs, k.Params); err != nil {
+					if _, err := k.Compute(ds.Graphs, k.Params.Defaults()); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -15,7 +15,7 @@ import (
 // spKernel is the shortest-path feature map; it has no parameters.
 var spKernel = &FeatureKernel{
 	Name:   "sp",
-	Params: suite.Params{},
+	Params: suite.Declare(),
 	Compute: func(graphs []datasets.Graph, _ suite.Params) (*FeatureMap, error) {
 		return SPFeatures(graphs)
 	},
@@ -45,6 +45,9 @@ func (SP) Doc() string {
 
 // Defaults returns norm=l2, C=1.0.
 func (SP) Defaults() suite.Params { return spKernel.Defaults() }
+
+// ParamSet declares norm and C (suite.ParamSetter).
+func (SP) ParamSet() suite.ParamSet { return spKernel.ParamSet() }
 
 // Fit computes (or reuses) the shortest-path feature map of all task
 // graphs, trains the one-vs-rest SVM on task.Labelled and predicts

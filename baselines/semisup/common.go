@@ -18,46 +18,29 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-// backboneDefaults are the parameters every row shares with gin-topk
-// (docs/protocol.md §5): `steps` supervised optimizer steps at
-// `batch_size` 64 (0 = the dataset's protocol budget, which the grid
-// writes into every spec; Fit takes it literally), the unsupervised part's
-// batches of `unlabelled_batch_size` 256 graphs, Adam lr 1e-3, hidden 128, two
-// GIN layers per stage, TopK ratio 0.8, and `curve_every` (if > 0, the
+// backbone declares the parameters every row shares with gin-topk
+// (methods/gnn, docs/protocol.md §5): `steps` supervised optimizer steps
+// at `batch_size` 64 (0 = the dataset's protocol budget, which the grid
+// writes into every spec; Fit takes it literally), the unsupervised
+// part's batches of `unlabelled_batch_size` 256 graphs (pretraining,
+// InfoGraph's and GLA's unlabelled batches), Adam lr 1e-3, hidden 128,
+// two GIN layers per stage, TopK ratio 0.8, `curve_every` (if > 0, the
 // classes predicted for D^u are reported every curve_every passes over
 // D^l and after the last, as gin-topk does), and `size_chunks` 3 (every
 // training batch is padded as that many size-sorted chunks, as gin-topk's
-// batches are: see chunked).
-func backboneDefaults() suite.Params {
-	return suite.Params{
-		"steps":       0,
-		"curve_every": 0,
-		"batch_size":  64,
-		"lr":          1e-3,
-		// The unsupervised part's batch (pretraining, InfoGraph's and
-		// GLA's unlabelled batches).
-		"unlabelled_batch_size": 256,
-		"hidden":                128,
-		"layers":                2,
-		"pool_ratio":            0.8,
-		"size_chunks":           3,
-	}
-}
+// batches are: see chunked). The runs stored before size_chunks padded
+// every batch whole: its legacy value is 1 (suite.ParamSpec.Legacy).
+var backbone = suite.Declare(gnn.ParamSteps, gnn.ParamCurveEvery, gnn.ParamBatchSize, gnn.ParamLR,
+	gnn.ParamUnlabelledBatchSize, gnn.ParamHidden, gnn.ParamLayers, gnn.ParamPoolRatio,
+	gnn.ParamSizeChunks.WithLegacy(1))
 
-// legacyParams are the backbone parameters added after runs were stored
-// without them, with the value those runs had (suite.LegacyParams): the
-// runs before size_chunks padded every batch whole (size_chunks = 1).
-func legacyParams() suite.Params { return suite.Params{"size_chunks": 1} }
-
-// The four methods share the backbone's legacy parameters.
-func (graphCL) LegacyParams() suite.Params   { return legacyParams() }
-func (infoGraph) LegacyParams() suite.Params { return legacyParams() }
-func (gla) LegacyParams() suite.Params {
-	p := legacyParams()
-	p["proj_norm"] = "none"
-	return p
-}
-func (rgcl) LegacyParams() suite.Params { return legacyParams() }
+// Parameters that several rows share, each with the default of the first
+// row that declares it; the others set theirs (WithDefault).
+var (
+	paramTau           = suite.Float("tau", 0.5, suite.Positive, "temperature τ of the contrastive loss")
+	paramPretrainEpoch = suite.Int("pretrain_epochs", 100, suite.NonNegative, "passes over D^l ∪ D^u of contrastive pretraining")
+	paramPretrainLR    = suite.Float("pretrain_lr", 1e-3, suite.Positive, "Adam learning rate of pretraining")
+)
 
 // net is one run's model store, backend, standardised features and
 // compiled executables.
@@ -86,20 +69,20 @@ type net struct {
 	at   progress
 }
 
-// newNet validates the shared parameters and sets up the store, seeded
+// newNet validates the shared parameters (backbone) and sets up the store, seeded
 // with task.Seed, with features standardised over D^l ∪ D^u.
 func newNet(task *suite.Task) (*net, error) {
 	p := task.Params
-	enc := gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolTopK, Hidden: p.Int("hidden"),
-		LayersPerStage: p.Int("layers"), PoolRatio: p.Float("pool_ratio")}
+	enc := gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolTopK, Hidden: gnn.ParamHidden.Get(p),
+		LayersPerStage: gnn.ParamLayers.Get(p), PoolRatio: gnn.ParamPoolRatio.Get(p)}
 	if err := enc.Validate(); err != nil {
 		return nil, err
 	}
-	n := &net{task: task, enc: enc, batch: p.Int("batch_size"), ubatch: p.Int("unlabelled_batch_size"), steps: p.Int("steps"), lr: p.Float("lr"), curveEvery: p.Int("curve_every"), chunks: p.Int("size_chunks")}
-	if n.steps < 0 || n.batch < 1 || n.ubatch < 2 || !(n.lr > 0) || n.curveEvery < 0 || n.chunks < 1 {
-		return nil, fmt.Errorf("steps %d, batch_size %d, unlabelled_batch_size %d, lr %g, curve_every %d, size_chunks %d: need steps ≥ 0, batch_size ≥ 1, unlabelled_batch_size ≥ 2, lr > 0, curve_every ≥ 0, size_chunks ≥ 1",
-			n.steps, n.batch, n.ubatch, n.lr, n.curveEvery, n.chunks)
+	if err := backbone.Check(p); err != nil {
+		return nil, err
 	}
+	n := &net{task: task, enc: enc, batch: gnn.ParamBatchSize.Get(p), ubatch: gnn.ParamUnlabelledBatchSize.Get(p),
+		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), curveEvery: gnn.ParamCurveEvery.Get(p), chunks: gnn.ParamSizeChunks.Get(p)}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
 	}

@@ -2,7 +2,6 @@ package semisup
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -85,23 +84,30 @@ func (gla) Doc() string {
 	return "GLA: label-invariant augmentation in representation space, alignment-only loss on D^u then D^l (Yue et al. 2022)"
 }
 
-// Defaults: the backbone's plus the official code's (GLA main.py,
+// glaParams: the backbone's plus the official code's (GLA main.py,
 // res_gcn.py, train_eval.py), except eta (above) and max_redraws (the
-// official redraw loop never stops).
-func (gla) Defaults() suite.Params {
-	p := backboneDefaults()
-	p["lr_unlabelled_factor"] = 0.2
-	p["lr_decay_factor"] = 0.5
-	p["lr_decay_step"] = 500
-	p["eta"] = 0.3
-	p["candidates"] = 50
-	p["radius_std"] = 0.04
-	p["tau"] = 0.5
-	p["max_redraws"] = 10
-	p["negatives"] = false
-	p["proj_norm"] = "none"
-	return p
-}
+// official redraw loop never stops). proj_norm was added after runs were
+// stored with none, its legacy value.
+var (
+	glaLRUnlabelled = suite.Float("lr_unlabelled_factor", 0.2, suite.Positive, "Adam learning rate of the D^u pass, as a factor of lr")
+	glaLRDecay      = suite.Float("lr_decay_factor", 0.5, suite.Positive, "learning-rate decay factor")
+	glaLRDecayStep  = suite.Int("lr_decay_step", 500, suite.AtLeastOne, "passes between learning-rate decays")
+	glaEta          = suite.Float("eta", 0.3, suite.Positive, "perturbation radius η, as a factor of the mean distance to the batch centroid")
+	glaCandidates   = suite.Int("candidates", 50, suite.AtLeastOne, "random directions drawn per graph")
+	glaRadiusStd    = suite.Float("radius_std", 0.04, suite.NonNegative, "standard deviation of the radius around η")
+	glaMaxRedraws   = suite.Int("max_redraws", 10, suite.NonNegative, "redraws of a batch without a valid candidate")
+	glaNegatives    = suite.Bool("negatives", false, "add other graphs as negatives to the alignment loss")
+	glaProjNorm     = suite.Enum("proj_norm", "none", "what the projection sees: h (none) or h batch-normalised (batch)",
+		"none", "batch").WithLegacy("none")
+	glaParams = backbone.With(glaLRUnlabelled, glaLRDecay, glaLRDecayStep, glaEta, glaCandidates, glaRadiusStd,
+		paramTau, glaMaxRedraws, glaNegatives, glaProjNorm)
+)
+
+// Defaults are glaParams'.
+func (gla) Defaults() suite.Params { return glaParams.Defaults() }
+
+// ParamSet declares GLA's parameters (suite.ParamSetter).
+func (gla) ParamSet() suite.ParamSet { return glaParams }
 
 // MaskedBatchNorm is training-mode batch normalisation over the real rows
 // of x (weight > 0): y = γ ⊙ (x − μ)/√(σ² + 1e-5) + β, with μ and σ² the
@@ -170,16 +176,12 @@ type glaRun struct {
 
 func newGLARun(task *suite.Task) (*glaRun, error) {
 	p := task.Params
-	k, eta, std, tau := p.Int("candidates"), p.Float("eta"), p.Float("radius_std"), p.Float("tau")
-	redraws, negatives, projNorm := p.Int("max_redraws"), p.Bool("negatives"), p.Str("proj_norm")
-	if projNorm != "none" && projNorm != "batch" {
-		return nil, fmt.Errorf("proj_norm %q: want none or batch", projNorm)
+	if err := glaParams.Check(p); err != nil {
+		return nil, err
 	}
-	factor, decay, decayStep := p.Float("lr_unlabelled_factor"), p.Float("lr_decay_factor"), p.Int("lr_decay_step")
-	if k < 1 || !(eta > 0) || std < 0 || !(tau > 0) || redraws < 0 || !(factor > 0) || !(decay > 0) || decayStep < 1 {
-		return nil, fmt.Errorf("candidates %d, eta %g, radius_std %g, tau %g, max_redraws %d, lr_unlabelled_factor %g, lr_decay_factor %g, lr_decay_step %d: need candidates ≥ 1, eta, tau, factors > 0, radius_std, max_redraws ≥ 0, lr_decay_step ≥ 1",
-			k, eta, std, tau, redraws, factor, decay, decayStep)
-	}
+	k, eta, std, tau := glaCandidates.Get(p), glaEta.Get(p), glaRadiusStd.Get(p), paramTau.Get(p)
+	redraws, negatives, projNorm := glaMaxRedraws.Get(p), glaNegatives.Get(p), glaProjNorm.Get(p)
+	factor, decay, decayStep := glaLRUnlabelled.Get(p), glaLRDecay.Get(p), glaLRDecayStep.Get(p)
 	n, err := newNet(task)
 	if err != nil {
 		return nil, err

@@ -47,45 +47,46 @@ func (graphCL) Doc() string {
 	return "GraphCL: contrastive pretraining on D^l ∪ D^u (random2 views, one-way NT-Xent E1), then supervised fine-tuning (You et al. 2020)"
 }
 
-// Defaults: the backbone's, plus stage 1's from the official code
+// graphCLParams: the backbone's, plus stage 1's from the official code
 // (semisupervised_TU/pre-training main.py, res_gcn.py).
-func (graphCL) Defaults() suite.Params {
-	p := backboneDefaults()
-	p["pretrain_epochs"] = 100
-	p["pretrain_lr"] = 1e-3
-	p["aug1"] = string(augment.AugRandom2)
-	p["aug2"] = string(augment.AugRandom2)
-	p["aug_ratio1"] = 0.2
-	p["aug_ratio2"] = 0.2
-	p["tau"] = 0.5
-	p["proj_input"] = "hidden"
-	return p
+var (
+	graphCLAug1, graphCLAug2 = augParam("aug1"), augParam("aug2")
+	graphCLRatio1            = suite.Float("aug_ratio1", 0.2, suite.UnitInterval, "strength of view 1's augmentation")
+	graphCLRatio2            = suite.Float("aug_ratio2", 0.2, suite.UnitInterval, "strength of view 2's augmentation")
+	graphCLProjInput         = suite.Enum("proj_input", "hidden",
+		"what the projection reads: the head's hidden layer (official) or the readout", "hidden", "readout")
+	graphCLParams = backbone.With(paramPretrainEpoch, paramPretrainLR, graphCLAug1, graphCLAug2,
+		graphCLRatio1, graphCLRatio2, paramTau, graphCLProjInput)
+)
+
+// augParam declares a view's augmentation (default random2).
+func augParam(name string) suite.StringParam {
+	choices := make([]string, len(augment.Augs))
+	for i, a := range augment.Augs {
+		choices[i] = string(a)
+	}
+	return suite.Enum(name, string(augment.AugRandom2), "GraphCL augmentation of the view (random2: dropN or subgraph per graph)", choices...)
 }
+
+// Defaults are graphCLParams'.
+func (graphCL) Defaults() suite.Params { return graphCLParams.Defaults() }
+
+// ParamSet declares GraphCL's parameters (suite.ParamSetter).
+func (graphCL) ParamSet() suite.ParamSet { return graphCLParams }
 
 func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	p := task.Params
+	if err := graphCLParams.Check(p); err != nil {
+		return nil, err
+	}
 	n, err := newNet(task)
 	if err != nil {
 		return nil, err
 	}
 	defer n.close()
-	aug := [2]augment.Aug{augment.Aug(p.Str("aug1")), augment.Aug(p.Str("aug2"))}
-	ratio := [2]float64{p.Float("aug_ratio1"), p.Float("aug_ratio2")}
-	for v := range aug {
-		if !aug[v].Valid() {
-			return nil, fmt.Errorf("aug%d %q: want none, dropN, permE, subgraph, maskN or random2", v+1, aug[v])
-		}
-		if ratio[v] < 0 || ratio[v] > 1 {
-			return nil, fmt.Errorf("aug_ratio%d %g: must be in [0, 1]", v+1, ratio[v])
-		}
-	}
-	projInput, tau, epochs := p.Str("proj_input"), p.Float("tau"), p.Int("pretrain_epochs")
-	if projInput != "hidden" && projInput != "readout" {
-		return nil, fmt.Errorf("proj_input %q: want hidden or readout", projInput)
-	}
-	if !(tau > 0) || epochs < 0 || !(p.Float("pretrain_lr") > 0) {
-		return nil, fmt.Errorf("tau %g, pretrain_epochs %d, pretrain_lr %g: need tau > 0, pretrain_epochs ≥ 0, pretrain_lr > 0", tau, epochs, p.Float("pretrain_lr"))
-	}
+	aug := [2]augment.Aug{augment.Aug(graphCLAug1.Get(p)), augment.Aug(graphCLAug2.Get(p))}
+	ratio := [2]float64{graphCLRatio1.Get(p), graphCLRatio2.Get(p)}
+	projInput, tau, epochs := graphCLProjInput.Get(p), paramTau.Get(p), paramPretrainEpoch.Get(p)
 	hidden, classes := n.enc.Hidden, task.NumKnown
 	project := func(scope *model.Scope, x, adj, mask *Node) *Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, x, adj, mask)
@@ -94,7 +95,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		}
 		return gnn.MLP(scope.At("proj"), z, hidden, hidden)
 	}
-	pre := newAdam("adam_pretrain", "", p.Float("pretrain_lr"))
+	pre := newAdam("adam_pretrain", "", paramPretrainLR.Get(p))
 	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		// in: view 1's chunks, w, view 2's chunks (one plan: rows aligned).
 		c := &cursor{in: in}

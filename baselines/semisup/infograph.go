@@ -2,7 +2,6 @@ package semisup
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -47,13 +46,18 @@ func (infoGraph) Doc() string {
 	return "InfoGraph*: supervised encoder + unsupervised encoder with local-global JSD MI on D^l ∪ D^u and λ-weighted global-global JSD between them (Sun et al. 2020)"
 }
 
-// Defaults: the backbone's plus lambda = 0.001 (the official
+// infoGraphParams: the backbone's plus lambda = 0.001 (the official
 // semi-supervised/arguments.py).
-func (infoGraph) Defaults() suite.Params {
-	p := backboneDefaults()
-	p["lambda"] = 0.001
-	return p
-}
+var (
+	infoGraphLambda = suite.Float("lambda", 0.001, suite.NonNegative, "weight λ of the global-global JSD between the two encoders")
+	infoGraphParams = backbone.With(infoGraphLambda)
+)
+
+// Defaults are infoGraphParams'.
+func (infoGraph) Defaults() suite.Params { return infoGraphParams.Defaults() }
+
+// ParamSet declares InfoGraph's parameters (suite.ParamSetter).
+func (infoGraph) ParamSet() suite.ParamSet { return infoGraphParams }
 
 // ff is InfoGraph's FF block: three Linear→ReLU layers plus a linear
 // shortcut of x, all of width out. x [..., in] → [..., out].
@@ -96,10 +100,10 @@ func infoGraphLosses(scope *model.Scope, enc gnn.EncoderConfig, classes int, in 
 }
 
 func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
-	lambda := task.Params.Float("lambda")
-	if lambda < 0 {
-		return nil, fmt.Errorf("lambda %g: must be ≥ 0", lambda)
+	if err := infoGraphParams.Check(task.Params); err != nil {
+		return nil, err
 	}
+	lambda := infoGraphLambda.Get(task.Params)
 	n, err := newNet(task)
 	if err != nil {
 		return nil, err

@@ -82,26 +82,29 @@ func (rgcl) Doc() string {
 	return "RGCL: rationale-aware contrastive pretraining on D^l ∪ D^u (rationale/complement node sampling from a GIN explainer), then fine-tuning on rationale views (Li et al. 2022)"
 }
 
-// Defaults: the backbone's plus the official TU code's
+// rgclParams: the backbone's plus the official TU code's
 // (unsupervised_TU/arguments.py, rgcl.py, gin.py, aug.py).
-func (rgcl) Defaults() suite.Params {
-	p := backboneDefaults()
-	p["pretrain_epochs"] = 40
-	p["pretrain_lr"] = 1e-3
-	p["explainer_lr_factor"] = 1.0
-	p["loss_form"] = "tu"
-	p["rho"] = 0.9
-	p["tau"] = 0.2
-	p["cp_weight"] = 0.1
-	p["explainer_layers"] = 3
-	p["explainer_hidden"] = 32
-	p["explainer_temp"] = 5.0
-	p["weight_floor"] = 0.9
-	p["prob_eps"] = 0.001
-	p["finetune_views"] = "rationale"
-	p["min_drop"] = 0
-	return p
-}
+var (
+	rgclExplainerLR = suite.Float("explainer_lr_factor", 1.0, suite.Positive, "the explainer's pretraining learning rate, as a factor of pretrain_lr")
+	rgclLossForm    = suite.Enum("loss_form", "tu", "form of the pretraining loss: the official TU, chem or MNIST code's", "tu", "chem", "mnist")
+	rgclRho         = suite.Float("rho", 0.9, suite.Ratio, "fraction of nodes a rationale view keeps")
+	rgclCPWeight    = suite.Float("cp_weight", 0.1, suite.NonNegative, "weight of the complement view's term")
+	rgclExLayers    = suite.Int("explainer_layers", 3, suite.AtLeastOne, "GIN layers of the explainer ψ")
+	rgclExHidden    = suite.Int("explainer_hidden", 32, suite.AtLeastOne, "hidden width of the explainer ψ")
+	rgclExTemp      = suite.Float("explainer_temp", 5.0, suite.Positive, "softmax temperature of the explainer's node scores")
+	rgclFloor       = suite.Float("weight_floor", 0.9, suite.UnitInterval, "lowest node weight in the GIN layers (RGCLNodeWeights)")
+	rgclProbEps     = suite.Float("prob_eps", 0.001, suite.Positive, "floor of the node sampling probabilities")
+	rgclFinetune    = suite.Enum("finetune_views", "rationale", "what fine-tuning trains on: rationale views or the original graphs", "rationale", "original")
+	rgclMinDrop     = suite.Int("min_drop", 0, suite.NonNegative, "nodes a view drops at least (where the graph has more)")
+	rgclParams      = backbone.With(paramPretrainEpoch.WithDefault(40), paramPretrainLR, rgclExplainerLR, rgclLossForm, rgclRho,
+		paramTau.WithDefault(0.2), rgclCPWeight, rgclExLayers, rgclExHidden, rgclExTemp, rgclFloor, rgclProbEps, rgclFinetune, rgclMinDrop)
+)
+
+// Defaults are rgclParams'.
+func (rgcl) Defaults() suite.Params { return rgclParams.Defaults() }
+
+// ParamSet declares RGCL's parameters (suite.ParamSetter).
+func (rgcl) ParamSet() suite.ParamSet { return rgclParams }
 
 // RGCLExplainer is ψ: layers GIN-ε convolutions of width hidden, a Linear
 // to one score per node, then the per-graph softmax of score/temp over the
@@ -135,22 +138,13 @@ func RGCLNodeWeights(p, mask *Node, floor float64) *Node {
 
 func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	p := task.Params
-	lf := p.Str("loss_form")
-	if lf != "tu" && lf != "chem" && lf != "mnist" {
-		return nil, fmt.Errorf("loss_form %q: want tu, chem or mnist", lf)
+	if err := rgclParams.Check(p); err != nil {
+		return nil, err
 	}
-	fv := p.Str("finetune_views")
-	if fv != "rationale" && fv != "original" {
-		return nil, fmt.Errorf("finetune_views %q: want rationale or original", fv)
-	}
-	epochs, rho, tau, cp := p.Int("pretrain_epochs"), p.Float("rho"), p.Float("tau"), p.Float("cp_weight")
-	exLayers, exHidden, exTemp := p.Int("explainer_layers"), p.Int("explainer_hidden"), p.Float("explainer_temp")
-	floor, eps, minDrop := p.Float("weight_floor"), p.Float("prob_eps"), p.Int("min_drop")
-	if epochs < 0 || !(rho > 0 && rho <= 1) || !(tau > 0) || cp < 0 || exLayers < 1 || exHidden < 1 || !(exTemp > 0) ||
-		floor < 0 || floor > 1 || !(eps > 0) || minDrop < 0 || !(p.Float("pretrain_lr") > 0) || !(p.Float("explainer_lr_factor") > 0) {
-		return nil, fmt.Errorf("rgcl parameters out of range: pretrain_epochs %d ≥ 0, rho %g in (0,1], tau %g > 0, cp_weight %g ≥ 0, explainer_layers %d ≥ 1, explainer_hidden %d ≥ 1, explainer_temp %g > 0, weight_floor %g in [0,1], prob_eps %g > 0, min_drop %d ≥ 0, pretrain_lr, explainer_lr_factor > 0",
-			epochs, rho, tau, cp, exLayers, exHidden, exTemp, floor, eps, minDrop)
-	}
+	lf, fv := rgclLossForm.Get(p), rgclFinetune.Get(p)
+	epochs, rho, tau, cp := paramPretrainEpoch.Get(p), rgclRho.Get(p), paramTau.Get(p), rgclCPWeight.Get(p)
+	exLayers, exHidden, exTemp := rgclExLayers.Get(p), rgclExHidden.Get(p), rgclExTemp.Get(p)
+	floor, eps, minDrop := rgclFloor.Get(p), rgclProbEps.Get(p), rgclMinDrop.Get(p)
 	n, err := newNet(task)
 	if err != nil {
 		return nil, err
@@ -178,8 +172,8 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	if err != nil {
 		return nil, err
 	}
-	preNet := newAdam("adam_pretrain", "/net", p.Float("pretrain_lr"))
-	preEx := newAdam("adam_pretrain", "/explainer", p.Float("pretrain_lr")*p.Float("explainer_lr_factor"))
+	preNet := newAdam("adam_pretrain", "/net", paramPretrainLR.Get(p))
+	preEx := newAdam("adam_pretrain", "/explainer", paramPretrainLR.Get(p)*rgclExplainerLR.Get(p))
 	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
 		// in: the first view's chunks, w, the second's [, the third's] (one
 		// plan: rows aligned) — tu: G, R, C; chem: R1, R2, C; mnist: R1, R2.

@@ -68,48 +68,52 @@ func (m backbone) Name() string { return m.name }
 
 func (m backbone) Doc() string { return m.doc }
 
-// Defaults follow docs/protocol.md §5: Adam lr 1e-3, the protocol's
-// supervised step budget (steps 0 = the dataset's, written into every spec
-// by the grid) at batch 64, pooling ratio 0.8, hidden 128. Two layers per stage is our choice (the
-// paper does not say). Each uniformly sampled batch is split into
-// size_chunks size-sorted chunks padded separately (gnn.SizeChunks: same
-// gradient, about half the time on COIL-DEL); batching=size trades fidelity
-// for more speed (gnn.BatchingSize). Rows add their own: "normalize"
-// (SAGE's L2 output normalisation, PyG default false) and "att_dropout"
-// (ASAP's attention dropout, 0.1 as in the ASAP authors' code; PyG's
-// default is 0). "layout" is the batch layout (gnn.Layout): "auto" (dense
-// padded batches up to gnn.DenseMaxNodes nodes in the dataset's largest
-// graph, the edge list above; SAG and ASAP are dense only), "dense" or
-// "edges"; it changes time and memory, not the function computed.
-func (m backbone) Defaults() suite.Params {
-	p := suite.Params{
-		"steps":       0,
-		"batch_size":  64,
-		"curve_every": 0,
-		"lr":          1e-3,
-		"hidden":      128,
-		"layers":      2,
-		"pool_ratio":  0.8,
-		"batching":    string(gnn.BatchingRandom),
-		"size_chunks": 3,
-		"layout":      string(gnn.LayoutAuto),
-	}
-	if m.pool == gnn.PoolASAP {
-		p["att_dropout"] = 0.1
-	}
-	if m.conv == gnn.ConvSAGE {
-		p["normalize"] = false
-	}
-	return p
-}
-
-// LegacyParams: curve_every (added with protocol v2) only reports D^u's
+// The rows' own parameters. Batching: each uniformly sampled batch is
+// split into size_chunks size-sorted chunks padded separately
+// (gnn.SizeChunks: same gradient, about half the time on COIL-DEL);
+// batching=size trades fidelity for more speed (gnn.BatchingSize).
+// Layout is the batch layout (gnn.Layout): "auto" (dense padded batches
+// up to gnn.DenseMaxNodes nodes in the dataset's largest graph, the edge
+// list above; SAG and ASAP are dense only), "dense" or "edges"; it
+// changes time and memory, not the function computed. Normalize is SAGE's
+// L2 output normalisation (PyG default false), attDropout ASAP's attention
+// dropout (0.1 as in the ASAP authors' code; PyG's default is 0).
+//
+// Legacy values: curve_every (added with protocol v2) only reports D^u's
 // accuracy during training and changes nothing a run computes, so at 0
 // it hashes as if absent; layout "auto" picks the dense layout every
 // stored run used for every dataset of the stored grids (Letter-*,
 // COIL-DEL: gnn.DenseMaxNodes), so it hashes as if absent too.
-func (m backbone) LegacyParams() suite.Params {
-	return suite.Params{"curve_every": 0, "layout": string(gnn.LayoutAuto)}
+var (
+	batching = suite.Enum("batching", string(gnn.BatchingRandom),
+		"how batches are drawn: random (uniform) or size (size-sorted, faster, less faithful)",
+		string(gnn.BatchingRandom), string(gnn.BatchingSize))
+	layout = suite.Enum("layout", string(gnn.LayoutAuto),
+		"batch layout (time and memory only): auto, dense or edges",
+		string(gnn.LayoutAuto), string(gnn.LayoutDense), string(gnn.LayoutEdges)).WithLegacy(string(gnn.LayoutAuto))
+	normalize  = suite.Bool("normalize", false, "L2-normalise each SAGE layer's output (PyG normalize)")
+	attDropout = suite.Float("att_dropout", 0.1, suite.DropRate, "dropout on ASAP's attention scores")
+)
+
+// Defaults follow docs/protocol.md §5: Adam lr 1e-3, the protocol's
+// supervised step budget (steps 0 = the dataset's, written into every spec
+// by the grid) at batch 64, pooling ratio 0.8, hidden 128. Two layers per
+// stage is our choice (the paper does not say). Rows add their own:
+// "normalize" (SAGE) and "att_dropout" (ASAP).
+func (m backbone) Defaults() suite.Params { return m.ParamSet().Defaults() }
+
+// ParamSet declares the row's parameters (suite.ParamSetter): the shared
+// ones of methods/gnn, batching, layout and the row's own.
+func (m backbone) ParamSet() suite.ParamSet {
+	s := suite.Declare(gnn.ParamSteps, gnn.ParamBatchSize, gnn.ParamCurveEvery.WithLegacy(0), gnn.ParamLR, gnn.ParamHidden, gnn.ParamLayers,
+		gnn.ParamPoolRatio, batching, gnn.ParamSizeChunks, layout)
+	if m.pool == gnn.PoolASAP {
+		s = s.With(attDropout)
+	}
+	if m.conv == gnn.ConvSAGE {
+		s = s.With(normalize)
+	}
+	return s
 }
 
 // Fit trains the row on task's labelled graphs (gnn.FitSupervised) and
@@ -117,28 +121,31 @@ func (m backbone) LegacyParams() suite.Params {
 // predictions carry the readout embeddings the head reads (2·hidden).
 func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
 	p := task.Params
+	if err := m.ParamSet().Check(p); err != nil {
+		return nil, err
+	}
 	enc := gnn.EncoderConfig{
 		Conv:           m.conv,
 		Pool:           m.pool,
-		Hidden:         p.Int("hidden"),
-		LayersPerStage: p.Int("layers"),
-		PoolRatio:      p.Float("pool_ratio"),
+		Hidden:         gnn.ParamHidden.Get(p),
+		LayersPerStage: gnn.ParamLayers.Get(p),
+		PoolRatio:      gnn.ParamPoolRatio.Get(p),
 	}
 	if m.conv == gnn.ConvSAGE {
-		enc.SAGENormalize = p.Bool("normalize")
+		enc.SAGENormalize = normalize.Get(p)
 	}
 	if m.pool == gnn.PoolASAP {
-		enc.ASAPDropout = p.Float("att_dropout")
+		enc.ASAPDropout = attDropout.Get(p)
 		enc.ASAPEdges = gnn.NewEdgeBudget(task.Graphs) // memory and time only, not a hyper-parameter
 	}
 	return gnn.FitSupervised(ctx, task, gnn.SupervisedConfig{
 		Encoder:    enc,
-		Steps:      p.Int("steps"),
-		CurveEvery: p.Int("curve_every"),
-		BatchSize:  p.Int("batch_size"),
-		LR:         p.Float("lr"),
-		Batching:   gnn.Batching(p.Str("batching")),
-		Chunks:     p.Int("size_chunks"),
-		Layout:     gnn.Layout(p.Str("layout")),
+		Steps:      gnn.ParamSteps.Get(p),
+		CurveEvery: gnn.ParamCurveEvery.Get(p),
+		BatchSize:  gnn.ParamBatchSize.Get(p),
+		LR:         gnn.ParamLR.Get(p),
+		Batching:   gnn.Batching(batching.Get(p)),
+		Chunks:     gnn.ParamSizeChunks.Get(p),
+		Layout:     gnn.Layout(layout.Get(p)),
 	})
 }

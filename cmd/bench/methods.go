@@ -12,18 +12,51 @@ import (
 )
 
 func runMethods(args []string, stdout io.Writer) error {
-	fs := newFlags("methods", "methods")
+	fs := newFlags("methods", `methods [--params] [NAME...]
+
+Lists the registered methods (or the named ones) with their defaults;
+--params adds each hyper-parameter's type, valid values and doc.`)
+	params := fs.Bool("params", false, "list each hyper-parameter: default, type, valid values, doc")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	for _, name := range suite.Names() {
+	names := suite.Names()
+	if fs.NArg() > 0 {
+		names = fs.Args()
+	}
+	for _, name := range names {
 		m, err := suite.Lookup(name)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\n    %s\n    defaults: %s\n", name, m.Doc(), m.Defaults().Summary())
+		if *params {
+			writeParams(stdout, suite.ParamsOf(m))
+		}
 	}
 	return nil
+}
+
+// writeParams lists set's parameters in name order, one a line:
+// "name=default  kind valid  doc".
+func writeParams(w io.Writer, set suite.ParamSet) {
+	specs := set.Specs()
+	slices.SortFunc(specs, func(a, b suite.ParamSpec) int { return strings.Compare(a.Name, b.Name) })
+	width := 0
+	for _, sp := range specs {
+		width = max(width, len(fmt.Sprintf("%s=%v", sp.Name, sp.Default)))
+	}
+	for _, sp := range specs {
+		kind := sp.Kind.String()
+		if v := sp.Valid(); v != "" {
+			kind += " " + v
+		}
+		line := fmt.Sprintf("      %-*s  %s", width, fmt.Sprintf("%s=%v", sp.Name, sp.Default), kind)
+		if sp.Doc != "" {
+			line += ": " + sp.Doc
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 func runScorers(args []string, stdout io.Writer) error {

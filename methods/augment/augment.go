@@ -256,14 +256,11 @@ const (
 	AugRandom2 Aug = "random2"
 )
 
+// Augs are the known augmentations.
+var Augs = []Aug{AugNone, AugDropN, AugPermE, AugSubgraph, AugMaskN, AugRandom2}
+
 // Valid reports whether a is a known augmentation.
-func (a Aug) Valid() bool {
-	switch a {
-	case AugNone, AugDropN, AugPermE, AugSubgraph, AugMaskN, AugRandom2:
-		return true
-	}
-	return false
-}
+func (a Aug) Valid() bool { return slices.Contains(Augs, a) }
 
 // Apply runs augmentation a at ratio r on g (feats [n, dim]). random2's
 // choice is the stream's first draw (rng.IntN(2): 0 dropN, 1 subgraph).

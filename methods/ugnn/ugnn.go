@@ -210,85 +210,74 @@ type method struct{ v Variant }
 func (m method) Name() string { return m.v.Name }
 func (m method) Doc() string  { return m.v.Doc }
 
-// Defaults are docs/protocol.md §5's, shared by all five variants.
-func (m method) Defaults() suite.Params {
-	return suite.Params{
-		"steps": 0, "warmup_frac": 0.5, "cycles": 5, "batch_size": 64, "unlabelled_batch_size": 256, "lr": 1e-3, "curve_every": 0,
-		"hidden": 128, "layers": 2, "pool_ratio": 0.8,
-		"subgraphs": 3, "node_drop": 0.2, "edge_drop": 0.2,
-		"unknown_prototypes": 3,
-		"sinkhorn_eps":       0.05, "sinkhorn_iters": 3, "tau": 0.1, "eta": 0.99,
-		"supcon_tau": 0.1, "supcon_weight": 1.0, "kmeans_iters": 100, "size_chunks": 3,
-		// Levers (see Levers), at the paper's behaviour.
-		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
-		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
-		"swap": false,
-	}
-}
+// UGNN's own parameters (docs/protocol.md §5 defaults; see Config and
+// Levers). The levers were added after runs were stored with the paper's
+// behaviour, their defaults and legacy values; curve_every (added with
+// protocol v2) only reports D^u's accuracy during training and changes
+// nothing a run computes, so at 0 it hashes as if absent, and
+// unlabelled_batch_size (added with it) was batch_size before, 256.
+var (
+	warmupFrac    = suite.Float("warmup_frac", 0.5, suite.UnitInterval, "fraction of steps spent in the warm-up")
+	cycles        = suite.Int("cycles", 5, suite.AtLeastOne, "curriculum cycles T (capped at the semi-supervised steps)")
+	subgraphs     = suite.Int("subgraphs", 3, suite.AtLeastOne, "node-deleted subgraphs I scored per graph")
+	nodeDrop      = suite.Float("node_drop", 0.2, suite.DropRate, "fraction of nodes a node-deleted view drops")
+	edgeDrop      = suite.Float("edge_drop", 0.2, suite.DropRate, "fraction of edges an edge-deleted view drops")
+	unknownProtos = suite.Int("unknown_prototypes", 3, suite.AtLeastOne, "unknown-class prototypes R")
+	sinkhornEps   = suite.Float("sinkhorn_eps", 0.05, suite.Positive, "Sinkhorn-Knopp ε")
+	sinkhornIters = suite.Int("sinkhorn_iters", 3, suite.NonNegative, "Sinkhorn-Knopp iterations")
+	tau           = suite.Float("tau", 0.1, suite.Positive, "temperature τ of the prototype softmax")
+	eta           = suite.Float("eta", 0.99, suite.UnitInterval, "momentum η of the prototype updates")
+	supConTau     = suite.Float("supcon_tau", 0.1, suite.Positive, "temperature of the supervised contrastive loss")
+	supConWeight  = suite.Float("supcon_weight", 1.0, suite.NonNegative, "weight of the supervised contrastive loss")
+	kmeansIters   = suite.Int("kmeans_iters", 100, suite.NonNegative, "k-means iterations for the unknown prototypes")
 
-// LegacyParams: curve_every (added with protocol v2) only reports D^u's
-// accuracy during training and changes nothing a run computes, so at 0
-// it hashes as if absent; unlabelled_batch_size (added with it) was
-// batch_size before, 256. The levers (Levers), added later, hash as
-// absent at their defaults, the paper's behaviour that runs stored
-// before them had.
-func (m method) LegacyParams() suite.Params {
-	return suite.Params{"curve_every": 0, "unlabelled_batch_size": 256,
-		"unknown_mass": false, "curriculum": CurriculumScale, "proj_head": false,
-		"pseudo_label": 0.0, "pseudo_weight": 1.0, "conv": string(gnn.ConvGIN),
-		"swap": false}
-}
+	unknownMass  = suite.Bool("unknown_mass", false, "lever: Sinkhorn gives the unknown prototypes mass α·K/|D^u|").WithLegacy(false)
+	curriculum   = suite.Enum("curriculum", CurriculumScale, "lever: OOD set per cycle by the paper's score scale or a graph count", CurriculumScale, CurriculumCount).WithLegacy(CurriculumScale)
+	projHead     = suite.Bool("proj_head", false, "lever: a projection head before the normalised space").WithLegacy(false)
+	pseudoLabel  = suite.Float("pseudo_label", 0.0, suite.UnitInterval, "lever: FixMatch pseudo-label threshold on ψ (0 = off)").WithLegacy(0.0)
+	pseudoWeight = suite.Float("pseudo_weight", 1.0, suite.NonNegative, "lever: weight of the pseudo-label loss").WithLegacy(1.0)
+	conv         = suite.Enum("conv", string(gnn.ConvGIN), "lever: message-passing layer, gin or sage", string(gnn.ConvGIN), string(gnn.ConvSAGE)).WithLegacy(string(gnn.ConvGIN))
+	swap         = suite.Bool("swap", false, "lever: SwAV's swapped prediction in L^u").WithLegacy(false)
 
-// CheckParams validates p as Fit would, before any work
-// (suite.ParamChecker).
-func (m method) CheckParams(p suite.Params) error {
-	_, err := configFrom(p, 1)
-	return err
-}
+	// params are UGNN's, shared by all five variants; its labelled
+	// batch must hold two graphs (the supervised contrastive loss).
+	params = suite.Declare(gnn.ParamSteps, warmupFrac, cycles,
+		gnn.ParamBatchSize.WithRange(suite.Range{Min: 2, Max: math.Inf(1)}),
+		gnn.ParamUnlabelledBatchSize.WithLegacy(256), gnn.ParamLR, gnn.ParamCurveEvery.WithLegacy(0),
+		gnn.ParamHidden, gnn.ParamLayers, gnn.ParamPoolRatio,
+		subgraphs, nodeDrop, edgeDrop, unknownProtos, sinkhornEps, sinkhornIters, tau, eta,
+		supConTau, supConWeight, kmeansIters, gnn.ParamSizeChunks,
+		unknownMass, curriculum, projHead, pseudoLabel, pseudoWeight, conv, swap)
+)
+
+// Defaults are params', shared by all five variants.
+func (m method) Defaults() suite.Params { return params.Defaults() }
+
+// ParamSet declares UGNN's parameters (suite.ParamSetter).
+func (m method) ParamSet() suite.ParamSet { return params }
+
+// LegacyParams are params' legacy values (suite.ParamSpec.Legacy; the
+// suite reads them from ParamSet).
+func (m method) LegacyParams() suite.Params { return params.Legacy() }
 
 // configFrom reads and validates the Config of params p (classes known
 // classes); Cycles comes back capped at the semi-supervised steps (see
 // Config).
 func configFrom(p suite.Params, classes int) (Config, error) {
-	c := Config{
-		Steps: p.Int("steps"), WarmupFrac: p.Float("warmup_frac"), Cycles: p.Int("cycles"), CurveEvery: p.Int("curve_every"),
-		BatchSize: p.Int("batch_size"), UnlabelledBatch: p.Int("unlabelled_batch_size"), LR: p.Float("lr"), Hidden: p.Int("hidden"), Layers: p.Int("layers"),
-		PoolRatio: p.Float("pool_ratio"), Classes: classes, Subgraphs: p.Int("subgraphs"),
-		NodeDrop: p.Float("node_drop"), EdgeDrop: p.Float("edge_drop"), UnknownPrototypes: p.Int("unknown_prototypes"),
-		SinkhornEps: p.Float("sinkhorn_eps"), SinkhornIters: p.Int("sinkhorn_iters"),
-		Tau: p.Float("tau"), Eta: p.Float("eta"), SupConTau: p.Float("supcon_tau"), SupConWeight: p.Float("supcon_weight"),
-		KMeansIters: p.Int("kmeans_iters"), Chunks: p.Int("size_chunks"),
-		Levers: Levers{UnknownMass: p.Bool("unknown_mass"), Curriculum: p.Str("curriculum"),
-			ProjHead: p.Bool("proj_head"), PseudoLabel: p.Float("pseudo_label"), PseudoWeight: p.Float("pseudo_weight"),
-			Conv: gnn.Conv(p.Str("conv")), Swap: p.Bool("swap")},
+	if err := params.Check(p); err != nil {
+		return Config{}, err
 	}
-	switch {
-	case c.Steps < 0:
-		return c, fmt.Errorf("steps %d: must be ≥ 0", c.Steps)
-	case c.WarmupFrac < 0 || c.WarmupFrac > 1:
-		return c, fmt.Errorf("warmup_frac %g: must be in [0, 1]", c.WarmupFrac)
-	case c.Cycles < 1:
-		return c, fmt.Errorf("cycles %d: must be ≥ 1", c.Cycles)
-	case c.Subgraphs < 1:
-		return c, fmt.Errorf("subgraphs %d: must be ≥ 1", c.Subgraphs)
-	case c.NodeDrop < 0 || c.NodeDrop >= 1 || c.EdgeDrop < 0 || c.EdgeDrop >= 1:
-		return c, fmt.Errorf("node_drop %g, edge_drop %g: must be in [0, 1)", c.NodeDrop, c.EdgeDrop)
-	case c.UnknownPrototypes < 1:
-		return c, fmt.Errorf("unknown_prototypes %d: must be ≥ 1", c.UnknownPrototypes)
-	case !(c.SinkhornEps > 0) || !(c.Tau > 0) || !(c.SupConTau > 0):
-		return c, fmt.Errorf("sinkhorn_eps, tau and supcon_tau must be > 0")
-	case c.Eta < 0 || c.Eta > 1:
-		return c, fmt.Errorf("eta %g: must be in [0, 1]", c.Eta)
-	case c.UnlabelledBatch < 2:
-		return c, fmt.Errorf("unlabelled_batch_size %d: must be ≥ 2", c.UnlabelledBatch)
-	case c.Curriculum != CurriculumScale && c.Curriculum != CurriculumCount:
-		return c, fmt.Errorf("curriculum %q: want %q or %q", c.Curriculum, CurriculumScale, CurriculumCount)
-	case c.PseudoLabel < 0 || c.PseudoLabel > 1 || c.PseudoWeight < 0:
-		return c, fmt.Errorf("pseudo_label %g, pseudo_weight %g: want a threshold in [0, 1] and a weight ≥ 0", c.PseudoLabel, c.PseudoWeight)
-	case c.Conv != gnn.ConvGIN && c.Conv != gnn.ConvSAGE:
-		return c, fmt.Errorf("conv %q: want %q or %q", c.Conv, gnn.ConvGIN, gnn.ConvSAGE)
-	case c.BatchSize < 2 || !(c.LR > 0) || c.Hidden < 1 || c.Layers < 1 || c.PoolRatio <= 0 || c.PoolRatio > 1:
-		return c, fmt.Errorf("batch_size ≥ 2, lr > 0, hidden ≥ 1, layers ≥ 1, pool_ratio in (0, 1] required")
+	c := Config{
+		Steps: gnn.ParamSteps.Get(p), WarmupFrac: warmupFrac.Get(p), Cycles: cycles.Get(p), CurveEvery: gnn.ParamCurveEvery.Get(p),
+		BatchSize: gnn.ParamBatchSize.Get(p), UnlabelledBatch: gnn.ParamUnlabelledBatchSize.Get(p), LR: gnn.ParamLR.Get(p),
+		Hidden: gnn.ParamHidden.Get(p), Layers: gnn.ParamLayers.Get(p), PoolRatio: gnn.ParamPoolRatio.Get(p), Classes: classes,
+		Subgraphs: subgraphs.Get(p), NodeDrop: nodeDrop.Get(p), EdgeDrop: edgeDrop.Get(p), UnknownPrototypes: unknownProtos.Get(p),
+		SinkhornEps: sinkhornEps.Get(p), SinkhornIters: sinkhornIters.Get(p),
+		Tau: tau.Get(p), Eta: eta.Get(p), SupConTau: supConTau.Get(p), SupConWeight: supConWeight.Get(p),
+		KMeansIters: kmeansIters.Get(p), Chunks: gnn.ParamSizeChunks.Get(p),
+		Levers: Levers{UnknownMass: unknownMass.Get(p), Curriculum: curriculum.Get(p),
+			ProjHead: projHead.Get(p), PseudoLabel: pseudoLabel.Get(p), PseudoWeight: pseudoWeight.Get(p),
+			Conv: gnn.Conv(conv.Get(p)), Swap: swap.Get(p)},
 	}
 	c.WarmupSteps = int(math.Round(c.WarmupFrac * float64(c.Steps)))
 	c.SemiSteps = c.Steps - c.WarmupSteps

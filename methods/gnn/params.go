@@ -1,0 +1,41 @@
+package gnn
+
+import (
+	"math"
+
+	"github.com/ugbench/ugbench/suite"
+)
+
+// The hyper-parameters that every GNN row shares (the supervised rows, the
+// semi-supervised baselines and UGNN), declared once with the protocol's
+// defaults (docs/protocol.md §5). A method adds them to its
+// suite.ParamSet, with its own range or legacy value where it differs.
+var (
+	// ParamSteps is the supervised step budget.
+	ParamSteps = suite.Int(suite.StepsParam, 0, suite.NonNegative,
+		"optimizer steps on labelled batches (0 = the dataset's protocol budget, which the grid writes into every spec)")
+	// ParamBatchSize is the labelled batch of a step.
+	ParamBatchSize = suite.Int("batch_size", 64, suite.AtLeastOne, "labelled graphs per optimizer step")
+	// ParamUnlabelledBatchSize is the batch of the unsupervised part (the
+	// semi-supervised rows and UGNN).
+	ParamUnlabelledBatchSize = suite.Int("unlabelled_batch_size", 256, suite.Range{Min: 2, Max: math.Inf(1)},
+		"unlabelled graphs per step of the unsupervised part")
+	// ParamLR is Adam's learning rate.
+	ParamLR = suite.Float("lr", 1e-3, suite.Positive, "Adam learning rate")
+	// ParamHidden is the encoder's width (EncoderConfig.Hidden).
+	ParamHidden = suite.Int("hidden", 128, suite.AtLeastOne, "hidden width of the encoder")
+	// ParamLayers is the number of message-passing layers per stage
+	// (EncoderConfig.LayersPerStage).
+	ParamLayers = suite.Int("layers", 2, suite.AtLeastOne, "message-passing layers per stage (before and after pooling)")
+	// ParamPoolRatio is the pooling ratio ρ (EncoderConfig.PoolRatio).
+	ParamPoolRatio = suite.Float("pool_ratio", 0.8, suite.Ratio, "pooling ratio ρ: the fraction of nodes kept")
+	// SizeChunks splits every training batch into size-sorted chunks
+	// padded separately (SizeChunks: same loss and gradient, less
+	// padding).
+	ParamSizeChunks = suite.Int("size_chunks", 3, suite.AtLeastOne,
+		"size-sorted chunks each training batch is padded as (same gradient, less padding)")
+	// CurveEvery reports the classes predicted for D^u every that many
+	// passes (Task.ReportClasses); it changes nothing a run computes.
+	ParamCurveEvery = suite.Int("curve_every", 0, suite.NonNegative,
+		"report D^u's closed-set accuracy every N passes over D^l (0 = never); changes nothing computed")
+)
