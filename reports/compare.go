@@ -208,7 +208,7 @@ func prefixWarnings(side string, ws []Warning) []Warning {
 
 // sortComparisons puts cells in the tables' order: row, dataset, ratio.
 func sortComparisons(cs []Comparison) {
-	lessRow := lessRowLabel(DefaultMethodOrder)
+	lessRow := lessRowLabel(defaultMethodOrder())
 	lessDS := lessByOrder(DefaultDatasetOrder)
 	sort.Slice(cs, func(i, j int) bool {
 		a, b := cs[i].Key, cs[j].Key

@@ -107,7 +107,7 @@ func curveGroups(rs []runs.Run) ([]curveGroup, map[curveGroup][]int) {
 		}
 		groups[k] = append(groups[k], i)
 	}
-	lessLabel, lessDataset := lessRowLabel(DefaultMethodOrder), lessByOrder(DefaultDatasetOrder)
+	lessLabel, lessDataset := lessRowLabel(defaultMethodOrder()), lessByOrder(DefaultDatasetOrder)
 	sort.Slice(order, func(a, b int) bool {
 		x, y := order[a], order[b]
 		switch {

@@ -55,7 +55,7 @@ func TestGolden(t *testing.T) {
 		"accuracy": AccuracyTable(rs, Options{}),
 		"f1":       F1Table(rs, Options{}),
 		"ablation": AblationTable(rs, Options{}),
-		"auroc":    MetricTable(rs, suite.MetricOODAUROC, Options{Names: PaperNames}),
+		"auroc":    MetricTable(rs, suite.MetricOODAUROC, Options{Names: PaperNames()}),
 	}
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
 	for name, tbl := range tables {
@@ -217,7 +217,7 @@ func TestRowLabelsParams(t *testing.T) {
 	if labels[0] != "gin-topk (lr=0.01)" || labels[4] != "gin-topk (lr=0.001)" || labels[len(labels)-1] != "gcn-topk" {
 		t.Errorf("labels = %q", labels)
 	}
-	tbl := AccuracyTable(rs, Options{Names: PaperNames})
+	tbl := AccuracyTable(rs, Options{Names: PaperNames()})
 	var got []string
 	for _, r := range tbl.Rows {
 		got = append(got, r.Key+" => "+r.Label)
@@ -383,7 +383,7 @@ func TestOrdering(t *testing.T) {
 	// The ablation table shows its variants only, each in its own group,
 	// with empty rows for variants without runs.
 	tbl = AblationTable(rs, Options{})
-	if got, want := rowsOf(tbl), AblationVariants; !reflect.DeepEqual(got, want) {
+	if got, want := rowsOf(tbl), AblationRows(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ablation rows %q, want %q", got, want)
 	}
 	for j := range tbl.Columns {
@@ -455,7 +455,7 @@ func TestPDFLaTeX(t *testing.T) {
 	}
 	rs := fixtureRuns()
 	docs := map[string][]*Table{
-		"tables": {AccuracyTable(rs, Options{Names: PaperNames}), F1Table(rs, Options{}), AblationTable(rs, Options{}),
+		"tables": {AccuracyTable(rs, Options{Names: PaperNames()}), F1Table(rs, Options{}), AblationTable(rs, Options{}),
 			MetricTable(rs, suite.MetricKnownAcc, Options{})},
 	}
 	for _, param := range []string{"tau", "R", "alpha"} {

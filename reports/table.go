@@ -90,7 +90,7 @@ type Options struct {
 	// Title, Caption and Label replace the table's defaults when not "".
 	Title, Caption, Label string
 	// MethodOrder orders the rows by registry name (nil =
-	// DefaultMethodOrder); methods not in it come after, sorted.
+	// the registry's table order, suite.TableOrder); methods not in it come after, sorted.
 	MethodOrder []string
 	// Methods, when not nil, keeps only these methods (registry names) and
 	// shows a row for each of them even when it has no run.
@@ -101,7 +101,7 @@ type Options struct {
 	// Datasets, when not nil, keeps only these datasets.
 	Datasets []string
 	// Names maps registry names to display names for the row labels, e.g.
-	// PaperNames ("gin-topk (lr=0.01)" → "GIN (lr=0.01)"). CSV output keeps
+	// PaperNames() ("gin-topk (lr=0.01)" → "GIN (lr=0.01)"). CSV output keeps
 	// the registry names.
 	Names map[string]string
 	// Chance adds the chance row: per column, what a random unknown score
@@ -151,7 +151,7 @@ func F1Table(rs []runs.Run, opts Options) *Table {
 }
 
 // AblationTable is paper Table 4: rows are UGNN and its ablation variants
-// (AblationVariants, unless opts.Methods says otherwise, each row shown even
+// (AblationRows, unless opts.Methods says otherwise, each row shown even
 // without runs), columns are dataset × ratio, each with the sub-columns
 // "Overall" (accuracy) and "Unknown" (unknown_acc).
 func AblationTable(rs []runs.Run, opts Options) *Table {
@@ -162,7 +162,7 @@ func AblationTable(rs []runs.Run, opts Options) *Table {
 		title:       "Ablation",
 		caption:     "Ablation studies: overall accuracy and accuracy on unknown classes (mean ± sample std over seeds).",
 		label:       "tab:ablation",
-		methods:     AblationVariants,
+		methods:     AblationRows(),
 		rowPerGroup: true,
 	})
 }
@@ -200,7 +200,7 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	}
 	methodOrder := opts.MethodOrder
 	if methodOrder == nil {
-		methodOrder = DefaultMethodOrder
+		methodOrder = defaultMethodOrder()
 	}
 	datasetOrder := opts.DatasetOrder
 	if datasetOrder == nil {

@@ -16,12 +16,16 @@ func runMethods(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	for _, name := range suite.Names() {
+	for _, name := range suite.TableOrder() {
 		m, err := suite.Lookup(name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s\n    %s\n    defaults: %s\n", name, m.Doc(), m.Defaults().Summary())
+		fmt.Fprintf(stdout, "%s\n    %s\n", name, m.Doc())
+		if info, _ := suite.InfoOf(name); info.Row != "" {
+			fmt.Fprintf(stdout, "    paper row: %s (%s)\n", info.Row, info.Family)
+		}
+		fmt.Fprintf(stdout, "    defaults: %s\n", m.Defaults().Summary())
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func runReport(args []string, stdout io.Writer) error {
 	switch *names {
 	case "registry":
 	case "paper":
-		opts.Names = reports.PaperNames
+		opts.Names = reports.PaperNames()
 	default:
 		return fmt.Errorf("--names %q: want registry or paper", *names)
 	}
