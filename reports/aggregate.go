@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -240,7 +241,7 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 			continue
 		}
 		c.N = len(vals)
-		c.Mean, c.Std = MeanStd(vals)
+		c.Mean, c.Std = stats.MeanStd(vals)
 		cells[k] = c
 	}
 	sortWarnings(warns, nil, nil)
@@ -449,29 +450,6 @@ func paramString(p suite.Params, k string) string {
 		return "unset"
 	}
 	return canon(v)
-}
-
-// MeanStd returns the mean and the sample standard deviation (n−1
-// denominator) of xs; the std of a single value is 0, and both are NaN for
-// no value.
-func MeanStd(xs []float64) (mean, std float64) {
-	n := len(xs)
-	if n == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(n)
-	if n == 1 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		d := x - mean
-		ss += d * d
-	}
-	return mean, math.Sqrt(ss / float64(n-1))
 }
 
 // ParseParamFilters parses --param values "key=value" into a map; value

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -235,7 +236,7 @@ func ReadBaseline(r io.Reader, name string) (*Baseline, error) {
 			return nil, fmt.Errorf("baseline %s: %s appears twice", name, id)
 		}
 		seen[id[strings.Index(id, "("):]] = true
-		mean, std := MeanStd(c.Values)
+		mean, std := stats.MeanStd(c.Values)
 		if math.Abs(mean-c.Mean) > 1e-9 || math.Abs(std-c.Std) > 1e-9 {
 			return nil, fmt.Errorf("baseline %s: %s: mean %g ± %g does not match its values (%g ± %g); rewrite it with --write-baseline", name, id, c.Mean, c.Std, mean, std)
 		}

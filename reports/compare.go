@@ -1,15 +1,13 @@
 package reports
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/aclements/go-moremath/stats"
-
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -243,16 +241,16 @@ func compareCells(k Key, metric string, o, n *Cell, alpha float64, test string) 
 	}
 	if paired {
 		c.Test = TestPaired
-		c.P = pairedP(o.Values, n.Values)
-		if need := pairedNeed(alpha); o.N < need {
+		c.P = stats.PairedP(o.Values, n.Values)
+		if need := stats.PairedNeed(alpha); o.N < need {
 			c.Verdict, c.Need = TooFewSeeds, need
 			return c, warn
 		}
 	} else {
 		c.Test = TestU
-		c.P = uTestP(o.Values, n.Values)
-		if minUTestP(o.N, n.N) > alpha {
-			c.Verdict, c.Need = TooFewSeeds, uTestNeed(alpha)
+		c.P = stats.UTestP(o.Values, n.Values)
+		if stats.MinUTestP(o.N, n.N) > alpha {
+			c.Verdict, c.Need = TooFewSeeds, stats.UTestNeed(alpha)
 			return c, warn
 		}
 	}
@@ -286,68 +284,6 @@ func splitOf(c *Cell, i int) int64 {
 		return c.SplitSeeds[i]
 	}
 	return 0
-}
-
-// uTestP is the two-sided Mann-Whitney U p-value (go-moremath); 1 when
-// every value of both samples is equal.
-func uTestP(x, y []float64) float64 {
-	r, err := stats.MannWhitneyUTest(x, y, stats.LocationDiffers)
-	if errors.Is(err, stats.ErrSamplesEqual) {
-		return 1
-	}
-	if err != nil {
-		return math.NaN()
-	}
-	return r.P
-}
-
-// minUTestP is the smallest two-sided p-value the U test can give for
-// samples of n1 and n2 distinct values: every value of one sample below
-// every value of the other, 2 / C(n1+n2, n1).
-func minUTestP(n1, n2 int) float64 {
-	return math.Min(1, 2/binomial(n1+n2, n1))
-}
-
-// uTestNeed is the smallest n for which n vs n seeds can reach alpha.
-func uTestNeed(alpha float64) int {
-	n := 1
-	for minUTestP(n, n) > alpha {
-		n++
-	}
-	return n
-}
-
-// pairedNeed is the number of shared seeds below which Compare does not
-// judge with the paired t-test: the number the U test needs (4 at α =
-// 0.05). A t-test on 3 differences can reach any p, but only by trusting
-// their normality, which 3 values cannot show; holding both tests to one
-// count keeps a verdict from hinging on which test ran.
-func pairedNeed(alpha float64) int { return uTestNeed(alpha) }
-
-// pairedP is the two-sided paired t-test p-value of new − old
-// (go-moremath). Differences that are all equal give 1 when they are 0
-// (no change) and 0 otherwise (a constant shift: the t statistic is
-// infinite); NaN for fewer than 2 pairs.
-func pairedP(old, new []float64) float64 {
-	r, err := stats.PairedTTest(new, old, 0, stats.LocationDiffers)
-	switch {
-	case errors.Is(err, stats.ErrZeroVariance):
-		if new[0] == old[0] {
-			return 1
-		}
-		return 0
-	case err != nil:
-		return math.NaN()
-	}
-	return r.P
-}
-
-func binomial(n, k int) float64 {
-	r := 1.0
-	for i := 1; i <= k; i++ {
-		r = r * float64(n-k+i) / float64(i)
-	}
-	return r
 }
 
 // String is how tables show the verdict: "~", "too few seeds (need ≥ 4)",

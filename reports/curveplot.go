@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -63,7 +64,7 @@ func CurvePlots(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []stri
 				if len(vals) == 0 {
 					continue
 				}
-				m, s := MeanStd(vals)
+				m, s := stats.MeanStd(vals)
 				at := float64(e)
 				mean = append(mean, plotter.XY{X: at, Y: m})
 				upper = append(upper, plotter.XY{X: at, Y: m + s})

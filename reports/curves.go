@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -180,7 +181,7 @@ func curveCell(vals map[int64]float64, runsInGroup int) string {
 			s = fmt.Sprintf("%.0f", xs[0])
 		}
 	default:
-		m, sd := MeanStd(xs)
+		m, sd := stats.MeanStd(xs)
 		s = formatCurveValue(m, m) + "±" + formatCurveValue(sd, m)
 	}
 	if len(notes) > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -75,7 +76,7 @@ func TestScoreOption(t *testing.T) {
 			want = append(want, r.Metrics["knn:accuracy"])
 		}
 	}
-	mean, std := MeanStd(want)
+	mean, std := stats.MeanStd(want)
 	c := cellOf(t, tbl, "gin-topk", "COIL-DEL", "high")
 	if c == nil || c.Metric != "knn:accuracy" || math.Abs(c.Mean-mean) > 1e-12 || math.Abs(c.Std-std) > 1e-12 || c.N != 3 {
 		t.Errorf("gin-topk/COIL-DEL/high under knn: %+v, want %.4f±%.4f over 3", c, mean, std)

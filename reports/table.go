@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -358,7 +359,7 @@ func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) 
 		for i, s := range splits {
 			xs[i] = bySplit[s]
 		}
-		mean, std := MeanStd(xs)
+		mean, std := stats.MeanStd(xs)
 		row[j] = &Cell{Key: Key{key, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + metric,
 			Mean: mean, Std: std, N: len(xs), Seeds: splits, Exact: len(xs) == 1}
 	}
