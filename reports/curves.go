@@ -272,3 +272,72 @@ func ByStep(points []suite.CurvePoint) ([]suite.CurvePoint, error) {
 	}
 	return out, nil
 }
+
+// CurvePanel is one curve name's data for a figure: a series per (row
+// label, dataset, ratio) group of the runs, in the order of the rows of
+// the paper's tables (the same groups, in the same order, for every panel
+// of one call to CurvePanels, so that a group keeps its colour).
+type CurvePanel struct {
+	Name   string
+	Series []CurveSeries
+}
+
+// CurveSeries is one group's line: at each epoch (ascending) at which a
+// run of the group has a finite point, the mean and sample std over the
+// runs' last values there (NaN and infinite points left out). A group
+// without such a point has no epochs.
+type CurveSeries struct {
+	// Label is "row label · dataset · ratio".
+	Label     string
+	Epochs    []int
+	Mean, Std []float64
+}
+
+// CurvePanels is the data of what CurveTables prints, for figures: one
+// panel per curve name (names, or every name the runs have, sorted). Errors
+// as CurveTables's: no curve point at all, or a name no run has.
+func CurvePanels(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]CurvePanel, error) {
+	names, err := curveNames(rs, curves, names)
+	if err != nil {
+		return nil, err
+	}
+	order, groups := curveGroups(rs)
+	var out []CurvePanel
+	for _, name := range names {
+		panel := CurvePanel{Name: name}
+		for _, k := range order {
+			// byEpoch[epoch][run] = the last value a run stored there.
+			byEpoch := map[int]map[int64]float64{}
+			for _, i := range groups[k] {
+				for _, pt := range curves[rs[i].ID] {
+					if pt.Name != name {
+						continue
+					}
+					if byEpoch[pt.Epoch] == nil {
+						byEpoch[pt.Epoch] = map[int64]float64{}
+					}
+					byEpoch[pt.Epoch][rs[i].ID] = pt.Value
+				}
+			}
+			s := CurveSeries{Label: k.label + " · " + k.dataset + " · " + k.ratio}
+			for _, e := range slices.Sorted(maps.Keys(byEpoch)) {
+				var vals []float64
+				for _, v := range byEpoch[e] {
+					if !math.IsNaN(v) && !math.IsInf(v, 0) {
+						vals = append(vals, v)
+					}
+				}
+				if len(vals) == 0 {
+					continue
+				}
+				m, sd := stats.MeanStd(vals)
+				s.Epochs = append(s.Epochs, e)
+				s.Mean = append(s.Mean, m)
+				s.Std = append(s.Std, sd)
+			}
+			panel.Series = append(panel.Series, s)
+		}
+		out = append(out, panel)
+	}
+	return out, nil
+}

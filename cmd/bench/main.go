@@ -23,7 +23,8 @@
 // Run `bench COMMAND --help` for the flags of each command.
 //
 // randseednop=0 lets bench plot tsne seed math/rand's global source, which
-// go-tsne draws its initial map from (reports.TSNE).
+// go-tsne draws its initial map from: its API takes no source (see
+// figures.TSNE).
 //
 //go:debug randseednop=0
 package main

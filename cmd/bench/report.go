@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/figures"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -133,11 +134,11 @@ func runReport(args []string, stdout io.Writer) error {
 			return err
 		}
 		if *plotFile != "" {
-			p, err := reports.SensitivityPlot(t)
+			p, err := figures.SensitivityPlot(t)
 			if err != nil {
 				return err
 			}
-			if err := reports.SavePlot(p, *plotFile); err != nil {
+			if err := figures.SavePlot(p, *plotFile); err != nil {
 				return err
 			}
 		}

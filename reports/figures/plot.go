@@ -1,4 +1,9 @@
-package reports
+// Package figures draws the reports' figures with gonum/plot: the
+// sensitivity panel of the paper's Figure 4 (SensitivityPlot), per-epoch
+// curves (CurvePlots) and the t-SNE panels of its Figure 6 (TSNE,
+// TSNEPlots), and saves panels as SVG, PNG or PDF (SavePlots). The numbers
+// come from package reports; this package only maps and draws them.
+package figures
 
 import (
 	"fmt"
@@ -18,6 +23,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ugbench/ugbench/reports"
 )
 
 // PlotFormats are the file extensions SavePlot writes.
@@ -28,9 +35,9 @@ var PlotFormats = []string{".svg", ".png", ".pdf"}
 // line with markers per dataset × ratio column and a translucent band of
 // mean ± std around it. Rows whose value is not a number, and empty cells,
 // are skipped; a table with no plottable point is an error.
-func SensitivityPlot(t *Table) (*plot.Plot, error) {
+func SensitivityPlot(t *reports.Table) (*plot.Plot, error) {
 	if t == nil || t.RowHeader == "" {
-		return nil, fmt.Errorf("reports: SensitivityPlot needs a SensitivityTable")
+		return nil, fmt.Errorf("figures: SensitivityPlot needs a SensitivityTable")
 	}
 	p := plot.New()
 	p.Title.Text = t.Title
@@ -71,7 +78,7 @@ func SensitivityPlot(t *Table) (*plot.Plot, error) {
 		}
 	}
 	if points == 0 {
-		return nil, fmt.Errorf("reports: %s has no value to plot", t.Title)
+		return nil, fmt.Errorf("figures: %s has no value to plot", t.Title)
 	}
 	return p, nil
 }
