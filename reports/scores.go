@@ -3,10 +3,10 @@ package reports
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/selection"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -14,10 +14,6 @@ import (
 // NativeScore is the name of a method's own unknown score: its metrics are
 // the unprefixed ones (accuracy, ood_auroc, …); suite.NativeScore.
 const NativeScore = suite.NativeScore
-
-// scoreLabel is the form of a post-hoc scorer's label, e.g. "knn_k10" or
-// "mahalanobis_shrink0.5".
-var scoreLabel = regexp.MustCompile(`^[a-z0-9_.]+$`)
 
 // ScoredMetric is the stored name of metric under unknown score score
 // (suite.ScorerMetric: metric itself for NativeScore or "", "score:metric"
@@ -34,15 +30,6 @@ func ScoredMetric(score, metric string) string {
 // SplitScoredMetric splits a stored metric name into its score and its
 // metric (suite.SplitScorerMetric).
 func SplitScoredMetric(name string) (score, metric string) { return suite.SplitScorerMetric(name) }
-
-// ValidScore checks a score name given on a command line: NativeScore or a
-// scorer label of lower-case letters, digits, '_' and '.'.
-func ValidScore(score string) error {
-	if score == NativeScore || scoreLabel.MatchString(score) {
-		return nil
-	}
-	return fmt.Errorf("score %q: want %s or a scorer label of a-z, 0-9, '_' and '.' (msp, knn_k10, …)", score, NativeScore)
-}
 
 // Scorers lists the unknown scores present in rs: NativeScore first, then
 // the labels of every "label:metric" metric some run stores, sorted.
@@ -62,7 +49,7 @@ func Scorers(rs []runs.Run) []string {
 // command line's --score or score=) is neither NativeScore nor the label
 // of a scorer some run of rs stores.
 func CheckScore(rs []runs.Run, score string) error {
-	if err := ValidScore(score); err != nil {
+	if err := selection.ValidScore(score); err != nil {
 		return err
 	}
 	present := Scorers(rs)

@@ -64,11 +64,11 @@ the full names, so checking against it reads the same score back.`)
 		}
 		over[reports.ScoredMetric(*score, m)] = th
 	}
-	f, want, err := sel.parse()
+	pick, err := sel.parse()
 	if err != nil {
 		return err
 	}
-	store, rs, err := sel.load(f, want)
+	store, rs, err := sel.load(pick)
 	if err != nil {
 		return err
 	}

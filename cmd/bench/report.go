@@ -8,6 +8,7 @@ import (
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/reports/figures"
+	runsel "github.com/ugbench/ugbench/reports/selection"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -51,15 +52,15 @@ func runReport(args []string, stdout io.Writer) error {
 	if err := store.QuickCheck(); err != nil {
 		return fmt.Errorf("--db: %w", err)
 	}
-	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios})
+	want, err := parseParams(*params)
 	if err != nil {
 		return err
 	}
-	want, err := reports.ParseParamFilters(*params)
+	pick := runsel.Selection{Filter: runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios}, Params: want}
+	rs, err := pick.Load(store)
 	if err != nil {
 		return err
 	}
-	rs = reports.SelectParams(rs, want)
 	opts := reports.Options{Methods: *methods, Datasets: *dsets, Chance: *chance}
 	switch kind := fs.Arg(0); {
 	case *score == reports.NativeScore:
@@ -86,7 +87,7 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		var sens []runs.Run
 		for _, file := range *sensDBs {
-			sstore, more, err := loadRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios}, want)
+			sstore, more, err := loadRuns(file, pick)
 			if err != nil {
 				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
 			}
