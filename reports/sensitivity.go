@@ -192,6 +192,25 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 	return t, nil
 }
 
+// VaryingError is SensitivityTable's error for a config field other than
+// the swept parameter that differs among the runs of a column: the
+// caller selects one value of it (a hyper-parameter term Field=VALUE,
+// package selection) and asks again.
+type VaryingError struct {
+	// Field is the field, e.g. "epochs" (a hyper-parameter) or "alpha".
+	Field string
+	// Shared are the values of Field that every swept value was run
+	// with, sorted; none when no value was.
+	Shared []string
+}
+
+func (e *VaryingError) Error() string {
+	if len(e.Shared) == 0 {
+		return fmt.Sprintf("the runs differ in %s and no value of it was run with every value; select one value of %s", e.Field, e.Field)
+	}
+	return fmt.Sprintf("the runs differ in %s (every value was run with %s); select one value of %s", e.Field, strings.Join(e.Shared, " and "), e.Field)
+}
+
 // sharedValues finds, for every config field but sweep and the ratio that
 // varies among rs (the runs of one column), the one value that every value of sweep (values,
 // index-aligned with rs) was run with. The error names a field without
@@ -239,11 +258,9 @@ func sharedValues(rs []runs.Run, values []string, sweep string) (map[string]stri
 		switch len(shared) {
 		case 1:
 			fixed[k] = shared[0]
-		case 0:
-			return nil, fmt.Errorf("the runs differ in %s and no value of it was run with every value; choose one with --param %s=VALUE", name, name)
 		default:
 			sort.Strings(shared)
-			return nil, fmt.Errorf("the runs differ in %s (every value was run with %s); choose one with --param %s=VALUE", name, strings.Join(shared, " and "), name)
+			return nil, &VaryingError{Field: name, Shared: shared}
 		}
 	}
 	return fixed, nil

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -177,7 +178,7 @@ func TestSensitivityErrors(t *testing.T) {
 			rs[i].Spec.Params = suite.Params{"tau": 0.5, "unknown_prototypes": 3.0, "epochs": 100.0}
 		}
 	}
-	if _, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{}); err == nil || !strings.Contains(err.Error(), "choose one with --param epochs=VALUE") {
+	if _, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{}); err == nil || !errors.As(err, new(*VaryingError)) {
 		t.Errorf("no shared epochs: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,6 +133,9 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		opts.Methods = nil
 		if t, err = reports.SensitivityTable(rs, method, fs.Arg(1), *metric, opts); err != nil {
+			if v := (*reports.VaryingError)(nil); errors.As(err, &v) {
+				return fmt.Errorf("%w: choose one with --param %s=VALUE", err, v.Field)
+			}
 			return err
 		}
 		if *plotFile != "" {

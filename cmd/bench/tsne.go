@@ -46,6 +46,9 @@ func runPlotTSNE(args []string, stdout io.Writer) error {
 		}
 		return int(a.ID - b.ID)
 	})
+	if len(rs) > figures.MaxTSNERuns {
+		return fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection (--methods, --seeds, --ids)", len(rs), figures.MaxTSNERuns)
+	}
 	plots, err := figures.TSNEPlots(rs, store.Embeddings, figures.TSNEConfig{
 		Perplexity: *perplexity, Iterations: *iterations, LearningRate: *lr, Seed: *seed})
 	if err != nil {

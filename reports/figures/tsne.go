@@ -254,7 +254,7 @@ func TSNEPlots(rs []runs.Run, emb func(id int64) (*suite.Embeddings, error), cfg
 		return nil, fmt.Errorf("t-SNE: no run selected")
 	}
 	if len(rs) > MaxTSNERuns {
-		return nil, fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection (--methods, --seeds, --ids)", len(rs), MaxTSNERuns)
+		return nil, fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection", len(rs), MaxTSNERuns)
 	}
 	var out []*plot.Plot
 	for _, r := range rs {
