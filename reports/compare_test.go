@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -157,10 +158,10 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
-	for _, format := range Formats {
+	for _, format := range table.Formats {
 		var buf bytes.Buffer
 		for _, p := range CompareTables(cs, "fixture", "fixture+ugnn") {
-			if err := RenderPlain(&buf, p, format); err != nil {
+			if err := table.RenderPlain(&buf, p, format); err != nil {
 				t.Fatal(err)
 			}
 		}

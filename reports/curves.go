@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -27,13 +28,13 @@ import (
 // no run of rs has is an error listing the names they do have; so is a
 // selection without any curve point. x names the first column: "epoch",
 // or "step" for curves whose Epoch holds optimizer steps (ByStep).
-func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*Plain, error) {
+func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*table.Plain, error) {
 	if _, err := curveNames(rs, curves, names); err != nil {
 		return nil, err
 	}
 	order, groups := curveGroups(rs)
 
-	var out []*Plain
+	var out []*table.Plain
 	for _, k := range order {
 		idx := groups[k]
 		// point[name][epoch][run] = value (the last point a run stored there).
@@ -75,7 +76,7 @@ func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []str
 		}
 		sort.Ints(epochs)
 		slices.Sort(seeds)
-		p := &Plain{
+		p := &table.Plain{
 			Title:  fmt.Sprintf("%s · %s · %s (%s: %s)", k.label, k.dataset, k.ratio, plural(len(idx), "run"), seedList(seeds)),
 			Header: append([]string{x}, cols...),
 		}

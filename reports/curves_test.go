@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -167,7 +168,7 @@ func TestCurveTablesGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	for _, p := range tables {
-		if err := RenderPlain(&buf, p, "md"); err != nil {
+		if err := table.RenderPlain(&buf, p, "md"); err != nil {
 			t.Fatal(err)
 		}
 		buf.WriteString("\n")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -78,8 +79,8 @@ func Example_addingAMethod() {
 	if err != nil {
 		panic(err)
 	}
-	table := reports.AccuracyTable(rs, reports.Options{Names: reports.PaperNames(), Chance: true})
-	if err := reports.Render(os.Stdout, table, "md"); err != nil {
+	tbl := reports.AccuracyTable(rs, reports.Options{Names: reports.PaperNames(), Chance: true})
+	if err := table.Render(os.Stdout, tbl, "md"); err != nil {
 		panic(err)
 	}
 	// Output:

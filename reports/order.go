@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -130,7 +131,7 @@ func ratioKey(r string) (int, float64) {
 
 // sortWarnings sorts warnings by row (in methodOrder, nil = default),
 // dataset (in datasetOrder, nil = default), ratio and text.
-func sortWarnings(ws []Warning, methodOrder, datasetOrder []string) {
+func sortWarnings(ws []table.Warning, methodOrder, datasetOrder []string) {
 	if methodOrder == nil {
 		methodOrder = defaultMethodOrder()
 	}

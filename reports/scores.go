@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -80,7 +81,7 @@ func scoreSuffix(score string) string {
 // not scored with it) stays empty without warnings, and one note says
 // so; a cell where only some seeds lack the score warns as usual. A
 // warning raised for every score of a cell (a failed seed) is shown once.
-func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
+func ScorersTable(rs []runs.Run, metric string, opts Options) *table.Table {
 	opts.Score = ""
 	keepMethod, keepDataset := set(opts.Methods), set(opts.Datasets)
 	var kept []runs.Run
@@ -105,15 +106,15 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
 	// The warnings again, per score, without those of unscored cells; a
 	// warning every scored score of its cell raised is shown once.
 	type raised struct {
-		w      Warning
+		w      table.Warning
 		scores []string
 	}
-	var order []Warning
-	by := map[Warning]*raised{}
+	var order []table.Warning
+	by := map[table.Warning]*raised{}
 	for _, s := range scores {
 		_, ws := Aggregate(kept, ScoredMetric(s, metric))
 		for _, w := range ws {
-			if w.Key != (Key{}) && !scored[w.Key][s] {
+			if w.Key != (table.Key{}) && !scored[w.Key][s] {
 				continue
 			}
 			if by[w] == nil {
@@ -126,7 +127,7 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
 	t.Warnings = nil
 	for _, w := range order {
 		n := len(scored[w.Key])
-		if w.Key == (Key{}) {
+		if w.Key == (table.Key{}) {
 			n = len(scores)
 		}
 		if len(by[w].scores) == n {
@@ -134,21 +135,21 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
 			continue
 		}
 		for _, s := range by[w].scores {
-			t.Warnings = append(t.Warnings, Warning{w.Key, ScoredMetric(s, metric) + ": " + w.Text})
+			t.Warnings = append(t.Warnings, table.Warning{Key: w.Key, Text: ScoredMetric(s, metric) + ": " + w.Text})
 		}
 	}
 	sortWarnings(t.Warnings, opts.MethodOrder, opts.DatasetOrder)
-	t.noteUnscored(scored)
+	noteUnscored(t, scored)
 	return t
 }
 
 // scoredCells maps each cell of rs (row labels as RowLabels makes them)
 // to the scores some run of it stores a metric of; NativeScore always.
-func scoredCells(rs []runs.Run) map[Key]map[string]bool {
+func scoredCells(rs []runs.Run) map[table.Key]map[string]bool {
 	labels := RowLabels(rs)
-	scored := map[Key]map[string]bool{}
+	scored := map[table.Key]map[string]bool{}
 	for i, r := range rs {
-		k := Key{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
+		k := table.Key{Method: labels[i], Dataset: r.Spec.Dataset, Ratio: r.Spec.RatioLabel()}
 		if scored[k] == nil {
 			scored[k] = map[string]bool{NativeScore: true}
 		}
@@ -167,10 +168,10 @@ const unscoredNote = "an empty cell without a warning: the row's runs there stor
 
 // noteUnscored adds unscoredNote when some method's cell of t is empty
 // because its runs store nothing of the column's score .
-func (t *Table) noteUnscored(scored map[Key]map[string]bool) {
+func noteUnscored(t *table.Table, scored map[table.Key]map[string]bool) {
 	for i, row := range t.Rows {
 		for j, col := range t.Columns {
-			if t.Cells[i][j] == nil && !row.Reference && !scored[Key{row.Key, col.Dataset, col.Ratio}][t.columnScore(j)] {
+			if t.Cells[i][j] == nil && !row.Reference && !scored[table.Key{Method: row.Key, Dataset: col.Dataset, Ratio: col.Ratio}][columnScore(t, j)] {
 				t.Notes = append(t.Notes, unscoredNote)
 				return
 			}
@@ -179,7 +180,7 @@ func (t *Table) noteUnscored(scored map[Key]map[string]bool) {
 }
 
 // columnScore is the score of column j's metric.
-func (t *Table) columnScore(j int) string {
+func columnScore(t *table.Table, j int) string {
 	s, _ := SplitScoredMetric(t.Columns[j].Metric)
 	return s
 }
@@ -187,14 +188,14 @@ func (t *Table) columnScore(j int) string {
 // quietUnscored drops the warnings of the cells whose runs store no metric
 // of score (a table of Options.Score: a row not scored with it is empty,
 // not missing seeds) and notes it.
-func (t *Table) quietUnscored(kept []runs.Run, score string) {
+func quietUnscored(t *table.Table, kept []runs.Run, score string) {
 	scored := scoredCells(kept)
-	var ws []Warning
+	var ws []table.Warning
 	for _, w := range t.Warnings {
-		if w.Key == (Key{}) || scored[w.Key][score] {
+		if w.Key == (table.Key{}) || scored[w.Key][score] {
 			ws = append(ws, w)
 		}
 	}
 	t.Warnings = ws
-	t.noteUnscored(scored)
+	noteUnscored(t, scored)
 }

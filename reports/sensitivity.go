@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -72,7 +73,7 @@ func SweptParams(rs []runs.Run, method string) []string {
 // the field and the column, to be chosen with a --param filter. Fields may
 // differ between columns (a step budget resolved per dataset). Runs of other methods, and runs without the parameter,
 // are left out.
-func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options) (*Table, error) {
+func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options) (*table.Table, error) {
 	if a, ok := SensitivityAliases[param]; ok {
 		param = a
 	}
@@ -186,7 +187,7 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 					these = append(these, r)
 				}
 			}
-			t.addChanceRow(these, ChanceRow+" "+k, fmt.Sprintf("%s (α=%s)", ChanceRow, names[k]), i == 0)
+			addChanceRow(t, these, ChanceRow+" "+k, fmt.Sprintf("%s (α=%s)", ChanceRow, names[k]), i == 0)
 		}
 	}
 	return t, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -58,7 +59,7 @@ func TestSensitivityGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range Formats {
+		for _, format := range table.Formats {
 			golden(t, "sensitivity_"+param+"."+ext[format]+".golden", render(t, tbl, format))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 )
 
 func runCheck(args []string, stdout io.Writer) error {
@@ -129,7 +130,7 @@ the full names, so checking against it reads the same score back.`)
 	if err != nil {
 		return err
 	}
-	if err := reports.RenderPlain(stdout, reports.CheckTable(res), *format); err != nil {
+	if err := table.RenderPlain(stdout, reports.CheckTable(res), *format); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ugbench/ugbench/reports"
 	runsel "github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -80,7 +81,7 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if err := reports.RenderPlain(stdout, p, *format); err != nil {
+		if err := table.RenderPlain(stdout, p, *format); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/reports/figures"
 	runsel "github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -80,7 +81,7 @@ func runReport(args []string, stdout io.Writer) error {
 	default:
 		return fmt.Errorf("--names %q: want registry or paper", *names)
 	}
-	var t *reports.Table
+	var t *table.Table
 	switch kind := fs.Arg(0); kind {
 	case "results":
 		if *format != "md" && *format != "text" {
@@ -154,7 +155,7 @@ func runReport(args []string, stdout io.Writer) error {
 		if *format != "latex" {
 			return fmt.Errorf("--standalone needs --format latex")
 		}
-		return reports.RenderLaTeXDocument(stdout, t)
+		return table.RenderLaTeXDocument(stdout, t)
 	}
-	return reports.Render(stdout, t, *format)
+	return table.Render(stdout, t, *format)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -51,7 +52,7 @@ func runRuns(args []string, stdout io.Writer) error {
 				return err
 			}
 		}
-		if err := reports.RenderPlain(stdout, reports.RunList(rs, saved), *format); err != nil {
+		if err := table.RenderPlain(stdout, reports.RunList(rs, saved), *format); err != nil {
 			return err
 		}
 		if *format == "text" || *format == "md" {
@@ -120,7 +121,7 @@ func markForRerun(w io.Writer, store *runs.Store, rs []runs.Run, reason string, 
 			list = append(list, r)
 		}
 	}
-	if err := reports.RenderPlain(w, reports.RunList(list, nil), format); err != nil {
+	if err := table.RenderPlain(w, reports.RunList(list, nil), format); err != nil {
 		return err
 	}
 	verb := "marked"

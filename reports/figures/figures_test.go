@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 )
 
 // TestCurvePlots checks the panels' data ranges (every series drawn with
@@ -65,18 +66,18 @@ func TestCurvePlots(t *testing.T) {
 // sensitivityTable is a SensitivityTable's layout by hand: tau on the
 // rows, two dataset × ratio columns of accuracy, one empty cell and a
 // chance row whose label is not a number.
-func sensitivityTable() *reports.Table {
-	cell := func(m, s float64) *reports.Cell { return &reports.Cell{Mean: m, Std: s, N: 3} }
-	return &reports.Table{
+func sensitivityTable() *table.Table {
+	cell := func(m, s float64) *table.Cell { return &table.Cell{Mean: m, Std: s, N: 3} }
+	return &table.Table{
 		Title:     "Sensitivity to tau",
 		RowHeader: "tau",
-		Columns: []reports.Column{
+		Columns: []table.Column{
 			{Dataset: "Letter-high", Ratio: "low", Metric: "accuracy"},
 			{Dataset: "COIL-DEL", Ratio: "high", Metric: "accuracy"},
 		},
-		Rows: []reports.Row{{Key: "0.05", Label: "0.05"}, {Key: "0.1", Label: "0.1"}, {Key: "0.2", Label: "0.2"},
+		Rows: []table.Row{{Key: "0.05", Label: "0.05"}, {Key: "0.1", Label: "0.1"}, {Key: "0.2", Label: "0.2"},
 			{Key: reports.ChanceRow, Label: reports.ChanceRow, Reference: true, Group: 1}},
-		Cells: [][]*reports.Cell{
+		Cells: [][]*table.Cell{
 			{cell(0.40, 0.02), cell(0.30, 0.01)},
 			{cell(0.45, 0.03), nil},
 			{cell(0.43, 0.01), cell(0.35, 0.02)},
@@ -131,7 +132,7 @@ func TestSensitivityPlot(t *testing.T) {
 	if err := SavePlots([]*plot.Plot{}, 1, filepath.Join(dir, "none.svg")); err == nil {
 		t.Error("SavePlots of no panel: no error")
 	}
-	if _, err := SensitivityPlot(&reports.Table{Title: "Classification accuracy"}); err == nil {
+	if _, err := SensitivityPlot(&table.Table{Title: "Classification accuracy"}); err == nil {
 		t.Errorf("SensitivityPlot of an accuracy table: no error")
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 )
 
 // PlotFormats are the file extensions SavePlot writes.
@@ -35,7 +35,7 @@ var PlotFormats = []string{".svg", ".png", ".pdf"}
 // line with markers per dataset × ratio column and a translucent band of
 // mean ± std around it. Rows whose value is not a number, and empty cells,
 // are skipped; a table with no plottable point is an error.
-func SensitivityPlot(t *reports.Table) (*plot.Plot, error) {
+func SensitivityPlot(t *table.Table) (*plot.Plot, error) {
 	if t == nil || t.RowHeader == "" {
 		return nil, fmt.Errorf("figures: SensitivityPlot needs a SensitivityTable")
 	}
