@@ -148,7 +148,7 @@ func (t Threshold) Reached(old, new float64) bool {
 // missing seeds says so.
 func NewBaseline(rs []runs.Run, metrics []string, thresholds map[string]Threshold, alpha float64, test string) (*Baseline, []table.Warning) {
 	if len(metrics) == 0 {
-		metrics = DefaultCompareMetrics
+		metrics = DefaultCompareMetrics()
 	}
 	if alpha == 0 {
 		alpha = DefaultAlpha

@@ -116,7 +116,7 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 	}
 	metrics := opts.Metrics
 	if len(metrics) == 0 {
-		metrics = DefaultCompareMetrics
+		metrics = DefaultCompareMetrics()
 	}
 	var out []Comparison
 	perMetric := map[string][]table.Warning{}
@@ -190,9 +190,9 @@ func mergeMetricWarnings(metrics []string, perMetric map[string][]table.Warning)
 	return out
 }
 
-// DefaultCompareMetrics are the metrics Compare and Check use when given
+// DefaultCompareMetrics returns the metrics Compare and Check use when given
 // none: the paper's two headline tables.
-var DefaultCompareMetrics = []string{"accuracy", "ood_f1"}
+func DefaultCompareMetrics() []string { return []string{"accuracy", "ood_f1"} }
 
 func prefixWarnings(side string, ws []table.Warning) []table.Warning {
 	out := make([]table.Warning, len(ws))
@@ -208,7 +208,7 @@ func prefixWarnings(side string, ws []table.Warning) []table.Warning {
 // sortComparisons puts cells in the tables' order: row, dataset, ratio.
 func sortComparisons(cs []Comparison) {
 	lessRow := lessRowLabel(defaultMethodOrder())
-	lessDS := lessByOrder(DefaultDatasetOrder)
+	lessDS := lessByOrder(DefaultDatasetOrder())
 	sort.Slice(cs, func(i, j int) bool {
 		a, b := cs[i].Key, cs[j].Key
 		if a.Method != b.Method {

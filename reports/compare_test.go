@@ -158,7 +158,7 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
-	for _, format := range table.Formats {
+	for _, format := range table.Formats() {
 		var buf bytes.Buffer
 		for _, p := range CompareTables(cs, "fixture", "fixture+ugnn") {
 			if err := table.RenderPlain(&buf, p, format); err != nil {

@@ -109,7 +109,7 @@ func curveGroups(rs []runs.Run) ([]curveGroup, map[curveGroup][]int) {
 		}
 		groups[k] = append(groups[k], i)
 	}
-	lessLabel, lessDataset := lessRowLabel(defaultMethodOrder()), lessByOrder(DefaultDatasetOrder)
+	lessLabel, lessDataset := lessRowLabel(defaultMethodOrder()), lessByOrder(DefaultDatasetOrder())
 	sort.Slice(order, func(a, b int) bool {
 		x, y := order[a], order[b]
 		switch {

@@ -34,7 +34,9 @@ func AblationRows() []string {
 
 // DefaultDatasetOrder is the paper's column order. Datasets not in it come
 // after, sorted by name.
-var DefaultDatasetOrder = []string{"COIL-DEL", "Letter-high", "MNIST", "CIFAR10", "REDDIT-MULTI-12K", "COLORS-3"}
+func DefaultDatasetOrder() []string {
+	return []string{"COIL-DEL", "Letter-high", "MNIST", "CIFAR10", "REDDIT-MULTI-12K", "COLORS-3"}
+}
 
 // PaperNames maps the registered methods' registry names to their row
 // names in the paper (suite.Info.Row), for Options.Names; methods
@@ -136,7 +138,7 @@ func sortWarnings(ws []table.Warning, methodOrder, datasetOrder []string) {
 		methodOrder = defaultMethodOrder()
 	}
 	if datasetOrder == nil {
-		datasetOrder = DefaultDatasetOrder
+		datasetOrder = DefaultDatasetOrder()
 	}
 	lessRow := lessRowLabel(methodOrder)
 	lessDS := lessByOrder(datasetOrder)

@@ -60,7 +60,7 @@ func TestGolden(t *testing.T) {
 	}
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
 	for name, tbl := range tables {
-		for _, format := range table.Formats {
+		for _, format := range table.Formats() {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				golden(t, name+"."+ext[format]+".golden", render(t, tbl, format))
 			})
@@ -401,7 +401,7 @@ func TestRenderErrors(t *testing.T) {
 		t.Errorf("error %v, want one naming xml and the formats", err)
 	}
 	// An empty table renders without failing.
-	for _, f := range table.Formats {
+	for _, f := range table.Formats() {
 		render(t, AccuracyTable(nil, Options{}), f)
 	}
 }

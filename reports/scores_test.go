@@ -129,7 +129,7 @@ func TestScorersGolden(t *testing.T) {
 	rs := scoredFixtureRuns()
 	tbl := ScorersTable(rs, suite.MetricOODAUROC, Options{})
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
-	for _, format := range table.Formats {
+	for _, format := range table.Formats() {
 		t.Run(format, func(t *testing.T) {
 			golden(t, "scorers."+ext[format]+".golden", render(t, tbl, format))
 		})

@@ -11,12 +11,20 @@ import (
 	"github.com/ugbench/ugbench/runs"
 )
 
-// SensitivityAliases map the paper's names of Figure 4's parameters to the
-// names SensitivityTable reads: R (unknown prototypes) and τ are UGNN
-// hyper-parameters, α is the protocol's OOD multiplier.
-var SensitivityAliases = map[string]string{
-	"R": "unknown_prototypes", "r": "unknown_prototypes",
-	"τ": "tau", "α": "alpha",
+// SensitivityParam is the name SensitivityTable reads for a parameter
+// given by its name in the paper's Figure 4: R (unknown prototypes) and τ
+// are UGNN hyper-parameters, α is the protocol's OOD multiplier; any other
+// name is itself.
+func SensitivityParam(name string) string {
+	switch name {
+	case "R", "r":
+		return "unknown_prototypes"
+	case "τ":
+		return "tau"
+	case "α":
+		return SensitivityAlpha
+	}
+	return name
 }
 
 // SensitivityAlpha is the parameter name of the OOD multiplier α
@@ -63,7 +71,7 @@ func SweptParams(rs []runs.Run, method string) []string {
 // against the values of one parameter, rows = the parameter's values
 // (ascending), columns = dataset × ratio, cells = mean ± sample std over
 // seeds. param is a hyper-parameter name (tau, unknown_prototypes) or
-// SensitivityAlpha; SensitivityAliases are accepted.
+// SensitivityAlpha; the paper's names are accepted (SensitivityParam).
 //
 // Every other part of the configuration must be the same in every row of
 // a column. Where a column's runs differ in another field (a grid that
@@ -74,9 +82,7 @@ func SweptParams(rs []runs.Run, method string) []string {
 // differ between columns (a step budget resolved per dataset). Runs of other methods, and runs without the parameter,
 // are left out.
 func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options) (*table.Table, error) {
-	if a, ok := SensitivityAliases[param]; ok {
-		param = a
-	}
+	param = SensitivityParam(param)
 	field := "param." + param
 	if param == SensitivityAlpha {
 		field = "alpha"

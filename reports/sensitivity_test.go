@@ -59,7 +59,7 @@ func TestSensitivityGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range table.Formats {
+		for _, format := range table.Formats() {
 			golden(t, "sensitivity_"+param+"."+ext[format]+".golden", render(t, tbl, format))
 		}
 	}

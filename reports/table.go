@@ -135,7 +135,7 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *ta
 	}
 	datasetOrder := opts.DatasetOrder
 	if datasetOrder == nil {
-		datasetOrder = DefaultDatasetOrder
+		datasetOrder = DefaultDatasetOrder()
 	}
 
 	keepMethod := set(methods)

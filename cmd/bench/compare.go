@@ -31,7 +31,7 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 (split seed, seed) repetitions; "~" marks a change that is not significant,
 "too few seeds" a cell the test cannot judge.`)
 	sel := addSelection(fs, "only runs of these statuses (default: all; only finished runs count, the others explain missing seeds)")
-	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics, "metrics to compare, one table each")
+	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics(), "metrics to compare, one table each")
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "significance level")
 	test := fs.String("test", reports.TestAuto, "test: auto (paired when both sides share their seeds, else utest), utest, paired")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")

@@ -27,8 +27,8 @@ import (
 	"github.com/ugbench/ugbench/reports/table"
 )
 
-// PlotFormats are the file extensions SavePlot writes.
-var PlotFormats = []string{".svg", ".png", ".pdf"}
+// PlotFormats returns the file extensions SavePlot writes.
+func PlotFormats() []string { return []string{".svg", ".png", ".pdf"} }
 
 // SensitivityPlot draws a SensitivityTable as a panel of the paper's
 // Figure 4 (gonum/plot): x = the parameter's values, y = the metric, one
@@ -148,7 +148,7 @@ func SavePlots(panels []*plot.Plot, cols int, file string) error {
 	case ".pdf":
 		canvas = vgpdf.New(w, h)
 	default:
-		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats, ", "))
+		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats(), ", "))
 	}
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {

@@ -77,7 +77,7 @@ func RenderPlain(w io.Writer, p *Plain, format string) error {
 			return err
 		}
 	default:
-		return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats, ", "))
+		return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats(), ", "))
 	}
 	return bw.Flush()
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Formats are the format names Render accepts: a terminal table, GitHub
+// Formats returns the format names Render accepts: a terminal table, GitHub
 // Markdown, a LaTeX table (booktabs) and long-format CSV.
-var Formats = []string{"text", "md", "latex", "csv"}
+func Formats() []string { return []string{"text", "md", "latex", "csv"} }
 
 // Empty-cell marks.
 const (
@@ -56,7 +56,7 @@ func Render(w io.Writer, t *Table, format string) error {
 	case "csv":
 		return renderCSV(w, t)
 	}
-	return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats(), ", "))
 }
 
 // RenderLaTeXDocument writes a standalone LaTeX document holding tables (as
