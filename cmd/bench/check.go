@@ -118,7 +118,7 @@ the full names, so checking against it reads the same score back.`)
 	b, err := reports.ReadBaseline(file, *baseline)
 	file.Close()
 	if err != nil {
-		return err
+		return fmt.Errorf("--baseline: %w (rewrite it with --write-baseline)", err)
 	}
 	if *score != reports.NativeScore && !slices.ContainsFunc(b.Cells, func(c reports.BaselineCell) bool {
 		s, _ := reports.SplitScoredMetric(c.Metric)
