@@ -1,10 +1,11 @@
 // Package reports turns stored runs into the paper's tables: it aggregates
-// one metric over seeds into cells (mean ± sample std, docs/protocol.md §4), lays the
-// cells out as a Table (rows = methods, columns = dataset × ratio, optional
-// sub-columns) and renders a Table as text, GitHub Markdown, LaTeX (booktabs)
-// or long-format CSV. It also draws the paper's figures with gonum/plot:
-// the sensitivity panels, per-epoch curves, and the t-SNE of runs' test
-// embeddings (TSNEPlots, Figure 6; t-SNE by github.com/danaugrs/go-tsne).
+// one metric over seeds into cells (mean ± sample std, docs/protocol.md §4)
+// and lays the cells out as the paper's tables (package table: rows =
+// methods, columns = dataset × ratio, optional sub-columns; rendered as
+// text, GitHub Markdown, LaTeX or CSV), the comparisons of bench compare,
+// the CI baseline of bench check, per-epoch curves, the sensitivity tables,
+// the results document and the JSON/CSV export. Its neighbours: package
+// selection picks the runs, stats holds the statistics, figures draws.
 //
 // Aggregation never hides a problem: missing or failed seeds, NaN values and
 // cells that pool different configurations come back as Warnings next to
@@ -19,78 +20,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
-
-// Key identifies one table cell.
-type Key struct {
-	// Method is the row label: the method's registry name, followed by the
-	// hyper-parameters that tell its configurations apart when runs of the
-	// method in one cell differ in Params, e.g. "gin-topk (lr=0.01)".
-	Method string
-	// Dataset is the dataset's name, e.g. "COIL-DEL".
-	Dataset string
-	// Ratio is the ratio label of suite.RunSpec.RatioLabel: "low", "high"
-	// or a number such as "0.05".
-	Ratio string
-}
-
-// String is "method/dataset/ratio", the prefix of a cell's warnings.
-func (k Key) String() string { return k.Method + "/" + k.Dataset + "/" + k.Ratio }
-
-// Cell is one metric aggregated over the seeds of one (method, dataset,
-// ratio). Only finished runs whose metric is a number contribute.
-type Cell struct {
-	Key
-	// Base is the method's registry name (Key.Method without the
-	// hyper-parameter suffix); tables order rows by it.
-	Base string
-	// Metric is the aggregated metric's name, e.g. suite.MetricAccuracy.
-	Metric string
-	// Mean is the mean over the N contributing seeds.
-	Mean float64
-	// Std is the sample standard deviation (n−1 denominator); it is 0 when
-	// N is 1, which SingleSeed flags.
-	Std float64
-	// N is the number of contributing seeds (at least 1).
-	N int
-	// Seeds are the contributing run seeds and SplitSeeds their split
-	// seeds, index-aligned, ordered by (split seed, run seed): a seed of a
-	// cell is one (split seed, run seed) pair.
-	Seeds, SplitSeeds []int64
-	// Values are the contributing values, index-aligned with Seeds.
-	Values []float64
-	// NaN is the number of seeds excluded because their finished run
-	// reported NaN for the metric.
-	NaN int
-	// Exact marks a value that is an expectation, not a sample (the chance
-	// row over one split): it is shown without std or seed count.
-	Exact bool
-}
-
-// SingleSeed reports whether the cell has one seed only, so Std is 0 by
-// convention rather than measured.
-func (c Cell) SingleSeed() bool { return c.N == 1 }
-
-// Warning is a problem found while aggregating: seeds missing from a cell,
-// NaN values, several finished runs of one seed, or one cell pooling runs of
-// different configurations.
-type Warning struct {
-	// Key is the cell the warning is about.
-	Key Key
-	// Text says what is wrong, without the cell prefix.
-	Text string
-}
-
-// String is "method/dataset/ratio: text", e.g.
-// "gin-topk/COIL-DEL/low: 1 of 3 seeds missing (seed 2 failed)".
-func (w Warning) String() string {
-	if w.Key == (Key{}) {
-		return w.Text
-	}
-	return w.Key.String() + ": " + w.Text
-}
 
 // seedState gathers all runs of one seed in one cell.
 type seedState struct {
@@ -152,7 +86,7 @@ type column struct{ dataset, ratio string }
 // the latest one counts, with a warning. Warnings come sorted in the
 // default table order. When no finished run reports metric at all (a
 // misspelt name, say), the only warning says so.
-func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
+func Aggregate(rs []runs.Run, metric string) (map[table.Key]table.Cell, []table.Warning) {
 	finished, reported := 0, 0
 	for _, r := range rs {
 		if r.Status == runs.StatusFinished {
@@ -164,15 +98,15 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 	}
 	if finished > 0 && reported == 0 {
 		// A misspelt metric: one warning rather than one per cell.
-		return map[Key]Cell{}, []Warning{{Text: fmt.Sprintf("no finished run reports metric %q", metric)}}
+		return map[table.Key]table.Cell{}, []table.Warning{{Text: fmt.Sprintf("no finished run reports metric %q", metric)}}
 	}
 
 	labels := RowLabels(rs)
-	accs := map[Key]*cellAcc{}
+	accs := map[table.Key]*cellAcc{}
 	expected := map[column]map[SeedPair]bool{}
 	for i := range rs {
 		r := &rs[i]
-		k := Key{Method: labels[i], Dataset: r.Spec.Dataset, Ratio: r.Spec.RatioLabel()}
+		k := table.Key{Method: labels[i], Dataset: r.Spec.Dataset, Ratio: r.Spec.RatioLabel()}
 		a := accs[k]
 		if a == nil {
 			a = &cellAcc{base: r.Spec.Method, seeds: map[SeedPair]*seedState{}}
@@ -207,10 +141,10 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 		}
 	}
 
-	cells := map[Key]Cell{}
-	var warns []Warning
+	cells := map[table.Key]table.Cell{}
+	var warns []table.Warning
 	for k, a := range accs {
-		c := Cell{Key: k, Base: a.base, Metric: metric}
+		c := table.Cell{Key: k, Base: a.base, Metric: metric}
 		var vals []float64
 		var chosen []*runs.Run
 		for _, seed := range sortedPairs(a.seeds) {
@@ -222,7 +156,7 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 				continue
 			}
 			if s.values > 1 {
-				warns = append(warns, Warning{k, fmt.Sprintf("%s has %d finished runs; using the latest (run %d)", seed, s.values, s.best.ID)})
+				warns = append(warns, table.Warning{Key: k, Text: fmt.Sprintf("%s has %d finished runs; using the latest (run %d)", seed, s.values, s.best.ID)})
 			}
 			vals = append(vals, s.best.Metrics[metric])
 			c.Seeds = append(c.Seeds, seed.Run)
@@ -231,16 +165,16 @@ func Aggregate(rs []runs.Run, metric string) (map[Key]Cell, []Warning) {
 			chosen = append(chosen, s.best)
 		}
 		if miss := missingText(a, expected[column{k.Dataset, k.Ratio}], metric); miss != "" {
-			warns = append(warns, Warning{k, miss})
+			warns = append(warns, table.Warning{Key: k, Text: miss})
 		}
 		if mixed := mixedConfigs(chosen); mixed != "" {
-			warns = append(warns, Warning{k, mixed})
+			warns = append(warns, table.Warning{Key: k, Text: mixed})
 		}
 		if len(vals) == 0 {
 			continue
 		}
 		c.N = len(vals)
-		c.Mean, c.Std = MeanStd(vals)
+		c.Mean, c.Std = stats.MeanStd(vals)
 		cells[k] = c
 	}
 	sortWarnings(warns, nil, nil)
@@ -449,84 +383,4 @@ func paramString(p suite.Params, k string) string {
 		return "unset"
 	}
 	return canon(v)
-}
-
-// MeanStd returns the mean and the sample standard deviation (n−1
-// denominator) of xs; the std of a single value is 0, and both are NaN for
-// no value.
-func MeanStd(xs []float64) (mean, std float64) {
-	n := len(xs)
-	if n == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(n)
-	if n == 1 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		d := x - mean
-		ss += d * d
-	}
-	return mean, math.Sqrt(ss / float64(n-1))
-}
-
-// ParseParamFilters parses --param values "key=value" into a map; value
-// "unset" selects runs without the key. Errors name the offending value.
-func ParseParamFilters(values []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, v := range values {
-		k, val, ok := strings.Cut(v, "=")
-		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
-		if !ok || k == "" || val == "" {
-			return nil, fmt.Errorf("--param %q: want key=value (value unset for runs without the key)", v)
-		}
-		if old, dup := out[k]; dup && old != val {
-			return nil, fmt.Errorf("--param %q: %s is already %s", v, k, old)
-		}
-		out[k] = val
-	}
-	return out, nil
-}
-
-// SelectParams keeps the runs whose hyper-parameters match want (key →
-// value, compared by suite.SameValue: numbers by value, so 0.10 selects
-// 0.1; "unset" for an absent key), e.g. the
-// runs of the current defaults after a default changed: {"size_chunks":
-// "3"}. A key only filters the methods that have it in some run; methods
-// none of whose runs have it (kernels, say, for size_chunks) are kept.
-func SelectParams(rs []runs.Run, want map[string]string) []runs.Run {
-	if len(want) == 0 {
-		return rs
-	}
-	has := map[string]map[string]bool{} // method → keys in some run
-	for _, r := range rs {
-		if has[r.Spec.Method] == nil {
-			has[r.Spec.Method] = map[string]bool{}
-		}
-		for k := range r.Spec.Params {
-			has[r.Spec.Method][k] = true
-		}
-	}
-	var out []runs.Run
-	for _, r := range rs {
-		keep := true
-		for k, v := range want {
-			if !has[r.Spec.Method][k] {
-				continue
-			}
-			got, ok := r.Spec.Params[k]
-			if (ok && !suite.SameValue(got, v)) || (!ok && v != "unset") {
-				keep = false
-				break
-			}
-		}
-		if keep {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -71,7 +72,7 @@ func TestChanceRow(t *testing.T) {
 	golden(t, "chance.md.golden", render(t, tbl, "md"))
 
 	one := AccuracyTable(chanceRuns()[:2], Options{Chance: true}) // split seed 0 only
-	if c := one.Cells[len(one.Rows)-1][0]; c == nil || c.Mean != 0.2 || !c.Exact || cellText(c, "±", nil) != "0.200" {
+	if c := one.Cells[len(one.Rows)-1][0]; c == nil || c.Mean != 0.2 || !c.Exact || table.MeanStdText(c) != "0.200" {
 		t.Errorf("chance over one split: %+v, want the exact value 0.200", c)
 	}
 	if tbl := MetricTable(chanceRuns(), suite.EpochSecondsMetric, Options{Chance: true}); len(tbl.Rows) > 0 && tbl.Rows[len(tbl.Rows)-1].Key == ChanceRow {

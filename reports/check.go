@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -121,7 +123,7 @@ func (t Threshold) String() string {
 // DefaultThreshold is a metric's threshold when none is given: ×1.2 for
 // durations (LowerIsBetter), a drop of 0.02 for scores.
 func DefaultThreshold(metric string) Threshold {
-	if LowerIsBetter(metric) {
+	if table.LowerIsBetter(metric) {
 		return Threshold{Factor: 1.2}
 	}
 	return Threshold{Delta: -0.02}
@@ -144,9 +146,9 @@ func (t Threshold) Reached(old, new float64) bool {
 // thresholds (metrics without one get DefaultThreshold), alpha and test.
 // The warnings are the aggregation's: a baseline written from runs with
 // missing seeds says so.
-func NewBaseline(rs []runs.Run, metrics []string, thresholds map[string]Threshold, alpha float64, test string) (*Baseline, []Warning) {
+func NewBaseline(rs []runs.Run, metrics []string, thresholds map[string]Threshold, alpha float64, test string) (*Baseline, []table.Warning) {
 	if len(metrics) == 0 {
-		metrics = DefaultCompareMetrics
+		metrics = DefaultCompareMetrics()
 	}
 	if alpha == 0 {
 		alpha = DefaultAlpha
@@ -164,7 +166,7 @@ func NewBaseline(rs []runs.Run, metrics []string, thresholds map[string]Threshol
 	if latest != nil {
 		b.GitCommit = latest.Provenance.GitCommit
 	}
-	var warns []Warning
+	var warns []table.Warning
 	for _, m := range metrics {
 		t, ok := thresholds[m]
 		if !ok {
@@ -173,7 +175,7 @@ func NewBaseline(rs []runs.Run, metrics []string, thresholds map[string]Threshol
 		b.Thresholds[m] = t.String()
 		cells, ws := Aggregate(rs, m)
 		for _, w := range ws {
-			warns = append(warns, Warning{w.Key, m + ": " + w.Text})
+			warns = append(warns, table.Warning{Key: w.Key, Text: m + ": " + w.Text})
 		}
 		var cs []Comparison // for the table order only
 		for k := range cells {
@@ -210,7 +212,7 @@ func ReadBaseline(r io.Reader, name string) (*Baseline, error) {
 		return nil, fmt.Errorf("baseline %s: %w", name, err)
 	}
 	if b.Format != BaselineFormat {
-		return nil, fmt.Errorf("baseline %s: format %q, want %q (write one with bench check --write-baseline)", name, b.Format, BaselineFormat)
+		return nil, fmt.Errorf("baseline %s: format %q, want %q", name, b.Format, BaselineFormat)
 	}
 	if b.Version != BaselineVersion {
 		return nil, fmt.Errorf("baseline %s: version %d, this ugbench reads version %d", name, b.Version, BaselineVersion)
@@ -235,9 +237,9 @@ func ReadBaseline(r io.Reader, name string) (*Baseline, error) {
 			return nil, fmt.Errorf("baseline %s: %s appears twice", name, id)
 		}
 		seen[id[strings.Index(id, "("):]] = true
-		mean, std := MeanStd(c.Values)
+		mean, std := stats.MeanStd(c.Values)
 		if math.Abs(mean-c.Mean) > 1e-9 || math.Abs(std-c.Std) > 1e-9 {
-			return nil, fmt.Errorf("baseline %s: %s: mean %g ± %g does not match its values (%g ± %g); rewrite it with --write-baseline", name, id, c.Mean, c.Std, mean, std)
+			return nil, fmt.Errorf("baseline %s: %s: mean %g ± %g does not match its values (%g ± %g)", name, id, c.Mean, c.Std, mean, std)
 		}
 	}
 	return &b, nil
@@ -245,8 +247,8 @@ func ReadBaseline(r io.Reader, name string) (*Baseline, error) {
 
 // cell is the Cell of a baseline cell, seeds ordered by seed pair as
 // Aggregate orders them.
-func (c BaselineCell) cell() *Cell {
-	out := &Cell{Key: Key{c.Method, c.Dataset, c.Ratio}, Base: baseOf(c.Method), Metric: c.Metric,
+func (c BaselineCell) cell() *table.Cell {
+	out := &table.Cell{Key: table.Key{Method: c.Method, Dataset: c.Dataset, Ratio: c.Ratio}, Base: baseOf(c.Method), Metric: c.Metric,
 		Mean: c.Mean, Std: c.Std, N: c.N}
 	idx := make([]int, len(c.Seeds))
 	for i := range idx {
@@ -294,7 +296,7 @@ type CheckResult struct {
 	// not failing).
 	Extra []string
 	// Warnings are the current runs' aggregation warnings.
-	Warnings []Warning
+	Warnings []table.Warning
 	// Code is CheckPass, CheckRegression or CheckCannotJudge.
 	Code int
 }
@@ -318,27 +320,27 @@ func Check(b *Baseline, current []runs.Run, overrides map[string]Threshold) (*Ch
 		thresholds[m] = t
 	}
 	res := &CheckResult{}
-	currentCells := map[string]map[Key]Cell{}
-	inBaseline := map[string]map[Key]bool{}
+	currentCells := map[string]map[table.Key]table.Cell{}
+	inBaseline := map[string]map[table.Key]bool{}
 	for _, bc := range b.Cells {
 		m := bc.Metric
 		if _, done := currentCells[m]; !done {
 			cells, ws := Aggregate(current, m)
 			currentCells[m] = cells
-			inBaseline[m] = map[Key]bool{}
+			inBaseline[m] = map[table.Key]bool{}
 			for _, w := range ws {
-				res.Warnings = append(res.Warnings, Warning{w.Key, m + ": " + w.Text})
+				res.Warnings = append(res.Warnings, table.Warning{Key: w.Key, Text: m + ": " + w.Text})
 			}
 		}
 		old := bc.cell()
 		inBaseline[m][old.Key] = true
-		var cur *Cell
+		var cur *table.Cell
 		if c, ok := currentCells[m][old.Key]; ok {
 			cur = &c
 		}
 		cmp, w := compareCells(old.Key, m, old, cur, b.Alpha, b.Test)
 		if w != "" {
-			res.Warnings = append(res.Warnings, Warning{old.Key, m + ": " + w})
+			res.Warnings = append(res.Warnings, table.Warning{Key: old.Key, Text: m + ": " + w})
 		}
 		t, ok := thresholds[m]
 		if !ok {
@@ -390,11 +392,11 @@ func Check(b *Baseline, current []runs.Run, overrides map[string]Threshold) (*Ch
 // CheckTable lays a check's verdicts out as a table: metric, cell, the
 // baseline and current mean±std, the change, the test, the threshold and
 // the status.
-func CheckTable(res *CheckResult) *Plain {
-	p := &Plain{Header: []string{"metric", "method", "dataset", "ratio", "baseline", "current", "change", "test", "threshold", "status"}}
+func CheckTable(res *CheckResult) *table.Plain {
+	p := &table.Plain{Header: []string{"metric", "method", "dataset", "ratio", "baseline", "current", "change", "test", "threshold", "status"}}
 	for _, c := range res.Cells {
 		p.Rows = append(p.Rows, []string{c.Metric, c.Key.Method, c.Key.Dataset, c.Key.Ratio,
-			meanStdText(c.Old), meanStdText(c.New), c.ChangeText(), c.PText(), c.Threshold.String(), c.Status})
+			table.MeanStdText(c.Old), table.MeanStdText(c.New), c.ChangeText(), c.PText(), c.Threshold.String(), c.Status})
 	}
 	return p
 }
@@ -405,14 +407,14 @@ func (res *CheckResult) Summary() []string {
 	var out []string
 	for _, c := range res.Regressions {
 		out = append(out, fmt.Sprintf("regression: %s %s: %s → %s (%s, %s; threshold %s)",
-			c.Key, c.Metric, meanStdText(c.Old), meanStdText(c.New), c.ChangeText(), c.PText(), c.Threshold))
+			c.Key, c.Metric, table.MeanStdText(c.Old), table.MeanStdText(c.New), c.ChangeText(), c.PText(), c.Threshold))
 	}
 	for _, c := range res.Unjudged {
 		if c.Verdict == Missing {
-			out = append(out, fmt.Sprintf("cannot judge: %s %s: baseline %s, no current value", c.Key, c.Metric, meanStdText(c.Old)))
+			out = append(out, fmt.Sprintf("cannot judge: %s %s: baseline %s, no current value", c.Key, c.Metric, table.MeanStdText(c.Old)))
 			continue
 		}
-		out = append(out, fmt.Sprintf("cannot judge: %s %s: %s → %s: %s (%s)", c.Key, c.Metric, meanStdText(c.Old), meanStdText(c.New), c.Status, c.PText()))
+		out = append(out, fmt.Sprintf("cannot judge: %s %s: %s → %s: %s (%s)", c.Key, c.Metric, table.MeanStdText(c.Old), table.MeanStdText(c.New), c.Status, c.PText()))
 	}
 	for _, e := range res.Extra {
 		out = append(out, "note: "+e+" is not in the baseline (not judged)")

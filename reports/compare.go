@@ -1,15 +1,14 @@
 package reports
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/aclements/go-moremath/stats"
-
+	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -69,11 +68,11 @@ type CompareOptions struct {
 type Comparison struct {
 	// Key is the cell; both sides' runs were aligned (AlignSides) so that
 	// the same key names the same cell on both.
-	Key Key
+	Key table.Key
 	// Metric is the compared metric.
 	Metric string
 	// Old and New are the sides' cells; nil when a side has no value.
-	Old, New *Cell
+	Old, New *table.Cell
 	// Delta is New.Mean − Old.Mean (NaN when a side is missing).
 	Delta float64
 	// Test is the test run: TestU or TestPaired ("" when Missing).
@@ -102,7 +101,7 @@ func (c Comparison) Relative() float64 {
 // metric in options order, cells in table order, and the warnings: the
 // aggregation warnings of each side (prefixed "old:" / "new:") and the
 // test fallbacks.
-func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []Warning, error) {
+func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []table.Warning, error) {
 	alpha := opts.Alpha
 	if alpha == 0 {
 		alpha = DefaultAlpha
@@ -117,15 +116,15 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 	}
 	metrics := opts.Metrics
 	if len(metrics) == 0 {
-		metrics = DefaultCompareMetrics
+		metrics = DefaultCompareMetrics()
 	}
 	var out []Comparison
-	perMetric := map[string][]Warning{}
+	perMetric := map[string][]table.Warning{}
 	for _, m := range metrics {
 		oldCells, ow := Aggregate(oldRuns, ScoredMetric(opts.OldScore, m))
 		newCells, nw := Aggregate(newRuns, ScoredMetric(opts.NewScore, m))
 		perMetric[m] = append(prefixWarnings("old", ow), prefixWarnings("new", nw)...)
-		keys := map[Key]bool{}
+		keys := map[table.Key]bool{}
 		for k := range oldCells {
 			keys[k] = true
 		}
@@ -134,7 +133,7 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 		}
 		var cells []Comparison
 		for k := range keys {
-			var o, n *Cell
+			var o, n *table.Cell
 			if c, ok := oldCells[k]; ok {
 				o = &c
 			}
@@ -143,7 +142,7 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 			}
 			cmp, w := compareCells(k, m, o, n, alpha, opts.Test)
 			if w != "" {
-				perMetric[m] = append(perMetric[m], Warning{k, w})
+				perMetric[m] = append(perMetric[m], table.Warning{Key: k, Text: w})
 			}
 			cells = append(cells, cmp)
 		}
@@ -156,11 +155,11 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 // mergeMetricWarnings lists the warnings of several metrics once each: a
 // warning raised for every metric as is, one raised for some metrics only
 // once per metric, prefixed "metric: "; sorted in table order.
-func mergeMetricWarnings(metrics []string, perMetric map[string][]Warning) []Warning {
-	count := map[Warning]int{}
-	var order []Warning
+func mergeMetricWarnings(metrics []string, perMetric map[string][]table.Warning) []table.Warning {
+	count := map[table.Warning]int{}
+	var order []table.Warning
 	for _, m := range metrics {
-		seen := map[Warning]bool{}
+		seen := map[table.Warning]bool{}
 		for _, w := range perMetric[m] {
 			if seen[w] {
 				continue
@@ -172,7 +171,7 @@ func mergeMetricWarnings(metrics []string, perMetric map[string][]Warning) []War
 			count[w]++
 		}
 	}
-	var out []Warning
+	var out []table.Warning
 	for _, w := range order {
 		if count[w] == len(metrics) {
 			out = append(out, w)
@@ -181,7 +180,7 @@ func mergeMetricWarnings(metrics []string, perMetric map[string][]Warning) []War
 		for _, m := range metrics {
 			for _, x := range perMetric[m] {
 				if x == w {
-					out = append(out, Warning{w.Key, m + ": " + w.Text})
+					out = append(out, table.Warning{Key: w.Key, Text: m + ": " + w.Text})
 					break
 				}
 			}
@@ -191,15 +190,15 @@ func mergeMetricWarnings(metrics []string, perMetric map[string][]Warning) []War
 	return out
 }
 
-// DefaultCompareMetrics are the metrics Compare and Check use when given
+// DefaultCompareMetrics returns the metrics Compare and Check use when given
 // none: the paper's two headline tables.
-var DefaultCompareMetrics = []string{"accuracy", "ood_f1"}
+func DefaultCompareMetrics() []string { return []string{"accuracy", "ood_f1"} }
 
-func prefixWarnings(side string, ws []Warning) []Warning {
-	out := make([]Warning, len(ws))
+func prefixWarnings(side string, ws []table.Warning) []table.Warning {
+	out := make([]table.Warning, len(ws))
 	for i, w := range ws {
-		out[i] = Warning{Key: w.Key, Text: side + ": " + w.Text}
-		if w.Key == (Key{}) {
+		out[i] = table.Warning{Key: w.Key, Text: side + ": " + w.Text}
+		if w.Key == (table.Key{}) {
 			out[i].Text = side + " runs: " + w.Text
 		}
 	}
@@ -208,8 +207,8 @@ func prefixWarnings(side string, ws []Warning) []Warning {
 
 // sortComparisons puts cells in the tables' order: row, dataset, ratio.
 func sortComparisons(cs []Comparison) {
-	lessRow := lessRowLabel(DefaultMethodOrder)
-	lessDS := lessByOrder(DefaultDatasetOrder)
+	lessRow := lessRowLabel(defaultMethodOrder())
+	lessDS := lessByOrder(DefaultDatasetOrder())
 	sort.Slice(cs, func(i, j int) bool {
 		a, b := cs[i].Key, cs[j].Key
 		if a.Method != b.Method {
@@ -224,7 +223,7 @@ func sortComparisons(cs []Comparison) {
 
 // compareCells tests one pair of cells; the string is a warning ("" =
 // none).
-func compareCells(k Key, metric string, o, n *Cell, alpha float64, test string) (Comparison, string) {
+func compareCells(k table.Key, metric string, o, n *table.Cell, alpha float64, test string) (Comparison, string) {
 	c := Comparison{Key: k, Metric: metric, Old: o, New: n, Delta: math.NaN(), P: math.NaN()}
 	if o == nil || n == nil {
 		c.Verdict = Missing
@@ -243,16 +242,16 @@ func compareCells(k Key, metric string, o, n *Cell, alpha float64, test string) 
 	}
 	if paired {
 		c.Test = TestPaired
-		c.P = pairedP(o.Values, n.Values)
-		if need := pairedNeed(alpha); o.N < need {
+		c.P = stats.PairedP(o.Values, n.Values)
+		if need := stats.PairedNeed(alpha); o.N < need {
 			c.Verdict, c.Need = TooFewSeeds, need
 			return c, warn
 		}
 	} else {
 		c.Test = TestU
-		c.P = uTestP(o.Values, n.Values)
-		if minUTestP(o.N, n.N) > alpha {
-			c.Verdict, c.Need = TooFewSeeds, uTestNeed(alpha)
+		c.P = stats.UTestP(o.Values, n.Values)
+		if stats.MinUTestP(o.N, n.N) > alpha {
+			c.Verdict, c.Need = TooFewSeeds, stats.UTestNeed(alpha)
 			return c, warn
 		}
 	}
@@ -268,7 +267,7 @@ func compareCells(k Key, metric string, o, n *Cell, alpha float64, test string) 
 // Aggregate makes them) hold the same seed pairs (PairOf: split seed, run
 // seed), so that their values pair up index by index. This is where
 // Compare decides that two sides share their splits and initialisations.
-func sameSeeds(a, b *Cell) bool {
+func sameSeeds(a, b *table.Cell) bool {
 	if len(a.Seeds) != len(b.Seeds) || len(a.Seeds) == 0 {
 		return false
 	}
@@ -281,73 +280,11 @@ func sameSeeds(a, b *Cell) bool {
 }
 
 // splitOf is the split seed of c's i-th seed (0 when c has none recorded).
-func splitOf(c *Cell, i int) int64 {
+func splitOf(c *table.Cell, i int) int64 {
 	if i < len(c.SplitSeeds) {
 		return c.SplitSeeds[i]
 	}
 	return 0
-}
-
-// uTestP is the two-sided Mann-Whitney U p-value (go-moremath); 1 when
-// every value of both samples is equal.
-func uTestP(x, y []float64) float64 {
-	r, err := stats.MannWhitneyUTest(x, y, stats.LocationDiffers)
-	if errors.Is(err, stats.ErrSamplesEqual) {
-		return 1
-	}
-	if err != nil {
-		return math.NaN()
-	}
-	return r.P
-}
-
-// minUTestP is the smallest two-sided p-value the U test can give for
-// samples of n1 and n2 distinct values: every value of one sample below
-// every value of the other, 2 / C(n1+n2, n1).
-func minUTestP(n1, n2 int) float64 {
-	return math.Min(1, 2/binomial(n1+n2, n1))
-}
-
-// uTestNeed is the smallest n for which n vs n seeds can reach alpha.
-func uTestNeed(alpha float64) int {
-	n := 1
-	for minUTestP(n, n) > alpha {
-		n++
-	}
-	return n
-}
-
-// pairedNeed is the number of shared seeds below which Compare does not
-// judge with the paired t-test: the number the U test needs (4 at α =
-// 0.05). A t-test on 3 differences can reach any p, but only by trusting
-// their normality, which 3 values cannot show; holding both tests to one
-// count keeps a verdict from hinging on which test ran.
-func pairedNeed(alpha float64) int { return uTestNeed(alpha) }
-
-// pairedP is the two-sided paired t-test p-value of new − old
-// (go-moremath). Differences that are all equal give 1 when they are 0
-// (no change) and 0 otherwise (a constant shift: the t statistic is
-// infinite); NaN for fewer than 2 pairs.
-func pairedP(old, new []float64) float64 {
-	r, err := stats.PairedTTest(new, old, 0, stats.LocationDiffers)
-	switch {
-	case errors.Is(err, stats.ErrZeroVariance):
-		if new[0] == old[0] {
-			return 1
-		}
-		return 0
-	case err != nil:
-		return math.NaN()
-	}
-	return r.P
-}
-
-func binomial(n, k int) float64 {
-	r := 1.0
-	for i := 1; i <= k; i++ {
-		r = r * float64(n-k+i) / float64(i)
-	}
-	return r
 }
 
 // String is how tables show the verdict: "~", "too few seeds (need ≥ 4)",
@@ -403,12 +340,12 @@ func (c Comparison) PText() string {
 // method, dataset, ratio, old mean±std, new mean±std, change (or "~", or
 // why the cell cannot be judged), and the p-value with the seed counts and
 // the test. Titles name the metric and the sides.
-func CompareTables(cs []Comparison, oldName, newName string) []*Plain {
-	var out []*Plain
-	var cur *Plain
+func CompareTables(cs []Comparison, oldName, newName string) []*table.Plain {
+	var out []*table.Plain
+	var cur *table.Plain
 	for _, c := range cs {
 		if cur == nil || cur.Title != compareTitle(c.Metric, oldName, newName) {
-			cur = &Plain{
+			cur = &table.Plain{
 				Title:  compareTitle(c.Metric, oldName, newName),
 				Header: []string{"method", "dataset", "ratio", "old", "new", "change", "test"},
 			}
@@ -416,7 +353,7 @@ func CompareTables(cs []Comparison, oldName, newName string) []*Plain {
 		}
 		cur.Rows = append(cur.Rows, []string{
 			c.Key.Method, c.Key.Dataset, c.Key.Ratio,
-			meanStdText(c.Old), meanStdText(c.New), c.String(), c.PText(),
+			table.MeanStdText(c.Old), table.MeanStdText(c.New), c.String(), c.PText(),
 		})
 	}
 	return out
@@ -424,12 +361,4 @@ func CompareTables(cs []Comparison, oldName, newName string) []*Plain {
 
 func compareTitle(metric, oldName, newName string) string {
 	return fmt.Sprintf("%s: old = %s, new = %s", metric, oldName, newName)
-}
-
-// meanStdText is "mean±std" with 3 decimals, "mean (n=1)", or "–".
-func meanStdText(c *Cell) string {
-	if c == nil {
-		return emptyText
-	}
-	return cellText(c, "±", nil)
 }

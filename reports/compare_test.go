@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -133,68 +135,6 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
-func TestParseSideAndAlign(t *testing.T) {
-	for _, c := range []struct {
-		arg  string
-		want string // %+v of the side without Text, or "error"
-	}{
-		{"old.db", "db=old.db"},
-		{"commit=1a2b,db=x.db", "db=x.db commit=1a2b"},
-		{"method=ugnn", "method=ugnn"},
-		{"tau=0.2,alpha=1.2", "alpha=1.2 tau=0.2"},
-		{"alpha=abc", "error"},
-		{"tau=", "error"},
-		{"tau=1,tau=2", "error"},
-		{"", "error"},
-		{"method=sage-topk,score=knn_k10", "method=sage-topk score=knn_k10"},
-		{"score=native", "score=native"},
-		{"score=KNN", "error"},
-	} {
-		s, err := ParseSide(c.arg)
-		got := "error"
-		if err == nil {
-			var parts []string
-			for _, kv := range [][2]string{{"db", s.DB}, {"commit", s.Commit}, {"method", s.Method}, {"alpha", s.Alpha}, {"tau", s.Params["tau"]}, {"score", s.Score}} {
-				if kv[1] != "" {
-					parts = append(parts, kv[0]+"="+kv[1])
-				}
-			}
-			got = strings.Join(parts, " ")
-		}
-		if got != c.want {
-			t.Errorf("ParseSide(%q) = %q, want %q", c.arg, got, c.want)
-		}
-	}
-
-	// Two values of tau: the param must not split rows, and each side
-	// keeps its own runs.
-	var rs []runs.Run
-	for i, tau := range []float64{0.1, 0.1, 0.2, 0.2} {
-		r := mk("ugnn", "COIL-DEL", "low", int64(i%2), 0.5+tau)
-		r.Spec.Params = suite.Params{"tau": tau, "epochs": 20.0}
-		r.Provenance.GitCommit = "abcdef"
-		rs = append(rs, r)
-	}
-	a, _ := ParseSide("tau=0.1")
-	b, _ := ParseSide("tau=0.20,commit=abc")
-	old, new := AlignSides(a, b, a.Select(rs), b.Select(rs))
-	if len(old) != 2 || len(new) != 2 {
-		t.Fatalf("sides select %d and %d runs, want 2 and 2", len(old), len(new))
-	}
-	if _, ok := old[0].Spec.Params["tau"]; ok {
-		t.Errorf("tau kept in the aligned runs")
-	}
-	if _, ok := rs[0].Spec.Params["tau"]; !ok {
-		t.Errorf("AlignSides changed its input")
-	}
-	m1, _ := ParseSide("method=gin-topk")
-	m2, _ := ParseSide("method=ugnn")
-	o, n := AlignSides(m1, m2, []runs.Run{mk("gin-topk", "X", "low", 0, 0)}, []runs.Run{mk("ugnn", "X", "low", 0, 0)})
-	if o[0].Spec.Method != "gin-topk → ugnn" || n[0].Spec.Method != o[0].Spec.Method {
-		t.Errorf("methods aligned as %q and %q", o[0].Spec.Method, n[0].Spec.Method)
-	}
-}
-
 // TestCompareGolden renders a comparison of the fixture against itself
 // shifted, in every format.
 func TestCompareGolden(t *testing.T) {
@@ -218,10 +158,10 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
-	for _, format := range Formats {
+	for _, format := range table.Formats() {
 		var buf bytes.Buffer
 		for _, p := range CompareTables(cs, "fixture", "fixture+ugnn") {
-			if err := RenderPlain(&buf, p, format); err != nil {
+			if err := table.RenderPlain(&buf, p, format); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -239,18 +179,18 @@ func TestCompareGolden(t *testing.T) {
 // differences knn − native.
 func TestCompareScores(t *testing.T) {
 	rs := scoredFixtureRuns()
-	old, err := ParseSide("method=gin-topk,score=native")
+	old, err := selection.ParseSide("method=gin-topk,score=native")
 	if err != nil {
 		t.Fatal(err)
 	}
-	new, err := ParseSide("method=gin-topk,score=knn")
+	new, err := selection.ParseSide("method=gin-topk,score=knn")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if old.Score != NativeScore || new.Score != "knn" {
 		t.Fatalf("scores %q, %q", old.Score, new.Score)
 	}
-	o, n := AlignSides(old, new, old.Select(rs), new.Select(rs))
+	o, n := selection.AlignSides(old, new, old.Select(rs), new.Select(rs))
 	cs, warns, err := Compare(o, n, CompareOptions{Metrics: []string{suite.MetricAccuracy, suite.MetricOODAUROC}, OldScore: old.Score, NewScore: new.Score})
 	if err != nil {
 		t.Fatal(err)

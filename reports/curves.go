@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -26,13 +28,13 @@ import (
 // no run of rs has is an error listing the names they do have; so is a
 // selection without any curve point. x names the first column: "epoch",
 // or "step" for curves whose Epoch holds optimizer steps (ByStep).
-func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*Plain, error) {
+func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string, x string) ([]*table.Plain, error) {
 	if _, err := curveNames(rs, curves, names); err != nil {
 		return nil, err
 	}
 	order, groups := curveGroups(rs)
 
-	var out []*Plain
+	var out []*table.Plain
 	for _, k := range order {
 		idx := groups[k]
 		// point[name][epoch][run] = value (the last point a run stored there).
@@ -74,7 +76,7 @@ func CurveTables(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []str
 		}
 		sort.Ints(epochs)
 		slices.Sort(seeds)
-		p := &Plain{
+		p := &table.Plain{
 			Title:  fmt.Sprintf("%s · %s · %s (%s: %s)", k.label, k.dataset, k.ratio, plural(len(idx), "run"), seedList(seeds)),
 			Header: append([]string{x}, cols...),
 		}
@@ -107,7 +109,7 @@ func curveGroups(rs []runs.Run) ([]curveGroup, map[curveGroup][]int) {
 		}
 		groups[k] = append(groups[k], i)
 	}
-	lessLabel, lessDataset := lessRowLabel(DefaultMethodOrder), lessByOrder(DefaultDatasetOrder)
+	lessLabel, lessDataset := lessRowLabel(defaultMethodOrder()), lessByOrder(DefaultDatasetOrder())
 	sort.Slice(order, func(a, b int) bool {
 		x, y := order[a], order[b]
 		switch {
@@ -180,7 +182,7 @@ func curveCell(vals map[int64]float64, runsInGroup int) string {
 			s = fmt.Sprintf("%.0f", xs[0])
 		}
 	default:
-		m, sd := MeanStd(xs)
+		m, sd := stats.MeanStd(xs)
 		s = formatCurveValue(m, m) + "±" + formatCurveValue(sd, m)
 	}
 	if len(notes) > 0 {
@@ -268,6 +270,75 @@ func ByStep(points []suite.CurvePoint) ([]suite.CurvePoint, error) {
 			steps = cum[e]
 		}
 		out = append(out, suite.CurvePoint{Epoch: steps, Name: p.Name, Value: p.Value})
+	}
+	return out, nil
+}
+
+// CurvePanel is one curve name's data for a figure: a series per (row
+// label, dataset, ratio) group of the runs, in the order of the rows of
+// the paper's tables (the same groups, in the same order, for every panel
+// of one call to CurvePanels, so that a group keeps its colour).
+type CurvePanel struct {
+	Name   string
+	Series []CurveSeries
+}
+
+// CurveSeries is one group's line: at each epoch (ascending) at which a
+// run of the group has a finite point, the mean and sample std over the
+// runs' last values there (NaN and infinite points left out). A group
+// without such a point has no epochs.
+type CurveSeries struct {
+	// Label is "row label · dataset · ratio".
+	Label     string
+	Epochs    []int
+	Mean, Std []float64
+}
+
+// CurvePanels is the data of what CurveTables prints, for figures: one
+// panel per curve name (names, or every name the runs have, sorted). Errors
+// as CurveTables's: no curve point at all, or a name no run has.
+func CurvePanels(rs []runs.Run, curves map[int64][]suite.CurvePoint, names []string) ([]CurvePanel, error) {
+	names, err := curveNames(rs, curves, names)
+	if err != nil {
+		return nil, err
+	}
+	order, groups := curveGroups(rs)
+	var out []CurvePanel
+	for _, name := range names {
+		panel := CurvePanel{Name: name}
+		for _, k := range order {
+			// byEpoch[epoch][run] = the last value a run stored there.
+			byEpoch := map[int]map[int64]float64{}
+			for _, i := range groups[k] {
+				for _, pt := range curves[rs[i].ID] {
+					if pt.Name != name {
+						continue
+					}
+					if byEpoch[pt.Epoch] == nil {
+						byEpoch[pt.Epoch] = map[int64]float64{}
+					}
+					byEpoch[pt.Epoch][rs[i].ID] = pt.Value
+				}
+			}
+			s := CurveSeries{Label: k.label + " · " + k.dataset + " · " + k.ratio}
+			for _, e := range slices.Sorted(maps.Keys(byEpoch)) {
+				var vals []float64
+				for _, v := range byEpoch[e] {
+					if !math.IsNaN(v) && !math.IsInf(v, 0) {
+						vals = append(vals, v)
+					}
+				}
+				if len(vals) == 0 {
+					continue
+				}
+				m, sd := stats.MeanStd(vals)
+				s.Epochs = append(s.Epochs, e)
+				s.Mean = append(s.Mean, m)
+				s.Std = append(s.Std, sd)
+			}
+			panel.Series = append(panel.Series, s)
+		}
+		out = append(out, panel)
 	}
 	return out, nil
 }

@@ -3,10 +3,11 @@ package reports
 import (
 	"bytes"
 	"math"
-	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -167,7 +168,7 @@ func TestCurveTablesGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	for _, p := range tables {
-		if err := RenderPlain(&buf, p, "md"); err != nil {
+		if err := table.RenderPlain(&buf, p, "md"); err != nil {
 			t.Fatal(err)
 		}
 		buf.WriteString("\n")
@@ -200,45 +201,58 @@ func TestByStep(t *testing.T) {
 	}
 }
 
-// TestCurvePlots checks the panels' data ranges (NaN points left out,
-// every group drawn, bands of ± the sample std) and that they save as SVG.
-func TestCurvePlots(t *testing.T) {
+// TestCurvePanels checks the figures' data: the groups in table order in
+// every panel, NaN points left out, mean ± the sample std per epoch, an
+// empty series for a group without the curve.
+func TestCurvePanels(t *testing.T) {
 	rs, curves := curveFixture()
-	plots, err := CurvePlots(rs, curves, []string{"loss", "ood_set_size"}, "epoch")
+	panels, err := CurvePanels(rs, curves, []string{"loss", "ood_set_size"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plots) != 2 {
-		t.Fatalf("%d panels, want 2", len(plots))
+	type series struct {
+		label     string
+		epochs    []int
+		mean, std []float64
 	}
-	// loss: ugnn low epoch 1 = 1.5 ± 0.707, epoch 2 = 0.5 (the NaN left
-	// out); gin-topk high 40, 20; gin-topk low 0.25.
-	// ood_set_size: ugnn epoch 2 = 3404 ± sqrt(18).
-	for i, want := range [][4]float64{{1, 2, 0.25, 40}, {2, 2, 3404 - math.Sqrt(18), 3404 + math.Sqrt(18)}} {
-		p := plots[i]
-		got := [4]float64{p.X.Min, p.X.Max, p.Y.Min, p.Y.Max}
-		for j := range got {
-			if math.Abs(got[j]-want[j]) > 1e-9 {
-				t.Errorf("panel %s: x [%g, %g] y [%g, %g], want x [%g, %g] y [%g, %g]", p.Title.Text,
-					got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3])
-				break
+	want := map[string][]series{
+		"loss": {
+			{"gin-topk · Letter-high · low", []int{1}, []float64{0.25}, []float64{0}},
+			{"gin-topk · Letter-high · high", []int{1, 2}, []float64{40, 20}, []float64{0, 0}},
+			{"ugnn · Letter-high · low", []int{1, 2}, []float64{1.5, 0.5}, []float64{math.Sqrt(0.5), 0}},
+		},
+		"ood_set_size": {
+			{"gin-topk · Letter-high · low", nil, nil, nil},
+			{"gin-topk · Letter-high · high", nil, nil, nil},
+			{"ugnn · Letter-high · low", []int{2}, []float64{3404}, []float64{math.Sqrt(18)}},
+		},
+	}
+	if len(panels) != 2 || panels[0].Name != "loss" || panels[1].Name != "ood_set_size" {
+		t.Fatalf("panels %+v, want loss and ood_set_size", panels)
+	}
+	close := func(a, b []float64) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-9 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range panels {
+		w := want[p.Name]
+		if len(p.Series) != len(w) {
+			t.Fatalf("%s: %d series, want %d", p.Name, len(p.Series), len(w))
+		}
+		for i, s := range p.Series {
+			if s.Label != w[i].label || !slices.Equal(s.Epochs, w[i].epochs) || !close(s.Mean, w[i].mean) || !close(s.Std, w[i].std) {
+				t.Errorf("%s series %d: %+v, want %+v", p.Name, i, s, w[i])
 			}
 		}
 	}
-	file := t.TempDir() + "/curves.svg"
-	if err := SavePlots(plots, 2, file); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"<svg", "ugnn · Letter-high · low", "gin-topk · Letter-high · high", "ood_set_size"} {
-		if !bytes.Contains(b, []byte(want)) {
-			t.Errorf("SVG lacks %q", want)
-		}
-	}
-	if _, err := CurvePlots(rs, curves, []string{"los"}, "epoch"); err == nil || !strings.Contains(err.Error(), `curve "los"`) {
+	if _, err := CurvePanels(rs, curves, []string{"los"}); err == nil || !strings.Contains(err.Error(), `curve "los"`) {
 		t.Errorf("unknown curve: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/reports/table"
 )
 
 // DatasetRow is one row of the paper's Table 1: measured statistics of a
@@ -18,8 +19,8 @@ type DatasetRow struct {
 // of MNIST/CIFAR10 each, marked "(directed)"), known/unknown classes, node
 // features, low/high labelled ratio, and the paper's own figures where it
 // gives them.
-func DatasetsTable(rows []DatasetRow) *Plain {
-	p := &Plain{
+func DatasetsTable(rows []DatasetRow) *table.Plain {
+	p := &table.Plain{
 		Title:  "Datasets (paper Table 1; undirected edges counted once, directed edges each)",
 		Header: []string{"Dataset", "# Graphs", "# Classes", "Avg. # Nodes", "Avg. # Edges", "# Known", "# Unknown", "Node feature", "Low Ratio", "High Ratio", "Paper: graphs/classes/nodes/edges"},
 	}

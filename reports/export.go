@@ -15,8 +15,8 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-// ExportFormats are the formats Export writes.
-var ExportFormats = []string{"json", "csv"}
+// ExportFormats returns the formats Export writes.
+func ExportFormats() []string { return []string{"json", "csv"} }
 
 // ExportFormat and ExportVersion head the JSON export.
 const (
@@ -68,7 +68,7 @@ func WriteExport(w io.Writer, rs []runs.Run, format string) error {
 	case "csv":
 		return writeExportCSV(w, rs)
 	}
-	return fmt.Errorf("--format %q: want one of %s", format, strings.Join(ExportFormats, ", "))
+	return fmt.Errorf("reports: unknown export format %q (accepted: %s)", format, strings.Join(ExportFormats(), ", "))
 }
 
 func timeText(t time.Time) string {

@@ -30,7 +30,7 @@ func exportRuns() []runs.Run {
 }
 
 func TestExportGolden(t *testing.T) {
-	for _, format := range ExportFormats {
+	for _, format := range ExportFormats() {
 		var buf bytes.Buffer
 		if err := WriteExport(&buf, exportRuns(), format); err != nil {
 			t.Fatal(err)

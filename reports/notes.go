@@ -3,6 +3,7 @@ package reports
 import (
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -21,7 +22,7 @@ import (
 // with the same note share one line, in row order; labels are the rows'
 // display labels. labels are the row keys of rs, index-aligned. The result
 // is nil when every row's columns share one configuration.
-func columnConfigNotes(t *Table, rs []runs.Run, labels []string) []string {
+func columnConfigNotes(t *table.Table, rs []runs.Run, labels []string) []string {
 	type cellID struct {
 		row string
 		col column

@@ -54,7 +54,7 @@ func TestColumnConfigNotes(t *testing.T) {
 		{
 			name: "rows with different notes get one each, under their display labels",
 			rs:   append(grid("gin-topk", three, budget), grid("ugnn", three, same)...),
-			opts: Options{Names: PaperNames},
+			opts: Options{Names: PaperNames()},
 			want: []string{"GIN: param.epochs=100 param.warmup_epochs=50 on COIL-DEL, Letter-high; param.epochs=20 param.warmup_epochs=10 on COLORS-3"},
 		},
 		{

@@ -5,71 +5,55 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ugbench/ugbench/reports/table"
+	"github.com/ugbench/ugbench/suite"
 )
 
-// DefaultMethodOrder is the paper's row order (Tables 2–4) by registry
-// name: the kernels, the GNNs with TopK pooling, the pooling methods, the
-// semi-supervised methods, UGNN and its ablation variants. Methods not in
-// it come after, sorted by name.
-var DefaultMethodOrder = []string{
-	"wl", "sp", "graphlet",
-	"gcn-topk", "sage-topk", "gin-topk",
-	"gin-asap", "gin-sag",
-	"infograph", "graphcl", "gla", "rgcl",
-	"ugnn",
-	"ugnn-wo-s", "ugnn-wo-p", "ugnn-wo-kp", "ugnn-wo-up",
-}
+// defaultMethodOrder is the paper's row order (Tables 2–4) by registry
+// name, as the methods registered it (suite.TableOrder): the kernels, the
+// GNNs with TopK pooling, the pooling methods, the semi-supervised
+// methods, UGNN and its ablation variants. Methods not in it come after,
+// sorted by name.
+func defaultMethodOrder() []string { return suite.TableOrder() }
 
-// AblationVariants are the rows of the ablation table (paper Table 4), in
-// the paper's order: the full model, then without subgraph-based OOD
+// AblationRows are the rows of the ablation table (paper Table 4), in
+// table order: the registered methods of families suite.FamilyUGNN and
+// suite.FamilyAblation (the full model, then without subgraph-based OOD
 // detection (S), prototype-aware semi-supervised learning (P), known-class
-// prototypes (KP) and unknown-class prototypes (UP).
-var AblationVariants = []string{"ugnn", "ugnn-wo-s", "ugnn-wo-p", "ugnn-wo-kp", "ugnn-wo-up"}
+// prototypes (KP) and unknown-class prototypes (UP)).
+func AblationRows() []string {
+	var rows []string
+	for _, name := range suite.TableOrder() {
+		if info, _ := suite.InfoOf(name); info.Family == suite.FamilyUGNN || info.Family == suite.FamilyAblation {
+			rows = append(rows, name)
+		}
+	}
+	return rows
+}
 
 // DefaultDatasetOrder is the paper's column order. Datasets not in it come
 // after, sorted by name.
-var DefaultDatasetOrder = []string{"COIL-DEL", "Letter-high", "MNIST", "CIFAR10", "REDDIT-MULTI-12K", "COLORS-3"}
-
-// PaperNames are the paper's display names of the registry names, for
-// Options.Names.
-var PaperNames = map[string]string{
-	"wl":         "WL Kernel",
-	"sp":         "SP Kernel",
-	"graphlet":   "Graphlet Kernel",
-	"gcn-topk":   "GCN",
-	"sage-topk":  "GraphSAGE",
-	"gin-topk":   "GIN",
-	"gin-asap":   "ASAP",
-	"gin-sag":    "SAG Pooling",
-	"infograph":  "InfoGraph",
-	"graphcl":    "GraphCL",
-	"gla":        "GLA",
-	"rgcl":       "RGCL",
-	"ugnn":       "UGNN",
-	"ugnn-wo-s":  "w/o S",
-	"ugnn-wo-p":  "w/o P",
-	"ugnn-wo-kp": "w/o KP",
-	"ugnn-wo-up": "w/o UP",
+func DefaultDatasetOrder() []string {
+	return []string{"COIL-DEL", "Letter-high", "MNIST", "CIFAR10", "REDDIT-MULTI-12K", "COLORS-3"}
 }
 
-// methodFamily is the paper's row group of each method; the renderers draw
-// a rule between groups.
-var methodFamily = map[string]int{
-	"wl": 0, "sp": 0, "graphlet": 0,
-	"gcn-topk": 1, "sage-topk": 1, "gin-topk": 1,
-	"gin-asap": 2, "gin-sag": 2,
-	"infograph": 3, "graphcl": 3, "gla": 3, "rgcl": 3,
-	"ugnn":      4,
-	"ugnn-wo-s": 5, "ugnn-wo-p": 5, "ugnn-wo-kp": 5, "ugnn-wo-up": 5,
-}
-
-// family is the row group of a method; unknown methods share the last.
-func family(base string) int {
-	if f, ok := methodFamily[base]; ok {
-		return f
+// PaperNames maps the registered methods' registry names to their row
+// names in the paper (suite.Info.Row), for Options.Names; methods
+// registered without a row name are left out.
+func PaperNames() map[string]string {
+	names := map[string]string{}
+	for _, name := range suite.TableOrder() {
+		if info, _ := suite.InfoOf(name); info.Row != "" {
+			names[name] = info.Row
+		}
 	}
-	return 6
+	return names
 }
+
+// family is the row group of a method (suite.RowGroup): the renderers
+// draw a rule between groups; unknown methods share the last.
+func family(base string) int { return suite.RowGroup(base) }
 
 // rankFunc returns a function ranking names by order first, then sorted.
 func rankFunc(order []string) func(string) int {
@@ -149,12 +133,12 @@ func ratioKey(r string) (int, float64) {
 
 // sortWarnings sorts warnings by row (in methodOrder, nil = default),
 // dataset (in datasetOrder, nil = default), ratio and text.
-func sortWarnings(ws []Warning, methodOrder, datasetOrder []string) {
+func sortWarnings(ws []table.Warning, methodOrder, datasetOrder []string) {
 	if methodOrder == nil {
-		methodOrder = DefaultMethodOrder
+		methodOrder = defaultMethodOrder()
 	}
 	if datasetOrder == nil {
-		datasetOrder = DefaultDatasetOrder
+		datasetOrder = DefaultDatasetOrder()
 	}
 	lessRow := lessRowLabel(methodOrder)
 	lessDS := lessByOrder(datasetOrder)

@@ -7,7 +7,7 @@ package reports
 // name, dataset, ratio) → mean and std. Table 2 gives accuracy, Table 3
 // ood_f1, Table 4 the ablation variants' accuracy ("Overall") and every
 // variant's unknown_acc ("Unknown") without a std (Std −1).
-var paperCells = map[string]map[Key]PaperValue{
+var paperCells = map[string]map[paperKey]PaperValue{
 	"accuracy": {
 		{"wl", "COIL-DEL", "low"}:                 {0.068, 0.000},
 		{"wl", "COIL-DEL", "high"}:                {0.087, 0.001},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -40,10 +41,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func render(t *testing.T, tbl *Table, format string) []byte {
+func render(t *testing.T, tbl *table.Table, format string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Render(&buf, tbl, format); err != nil {
+	if err := table.Render(&buf, tbl, format); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -51,15 +52,15 @@ func render(t *testing.T, tbl *Table, format string) []byte {
 
 func TestGolden(t *testing.T) {
 	rs := fixtureRuns()
-	tables := map[string]*Table{
+	tables := map[string]*table.Table{
 		"accuracy": AccuracyTable(rs, Options{}),
 		"f1":       F1Table(rs, Options{}),
 		"ablation": AblationTable(rs, Options{}),
-		"auroc":    MetricTable(rs, suite.MetricOODAUROC, Options{Names: PaperNames}),
+		"auroc":    MetricTable(rs, suite.MetricOODAUROC, Options{Names: PaperNames()}),
 	}
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
 	for name, tbl := range tables {
-		for _, format := range Formats {
+		for _, format := range table.Formats() {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				golden(t, name+"."+ext[format]+".golden", render(t, tbl, format))
 			})
@@ -70,36 +71,13 @@ func TestGolden(t *testing.T) {
 	})
 }
 
-func standalone(t *testing.T, tables ...*Table) []byte {
+func standalone(t *testing.T, tables ...*table.Table) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := RenderLaTeXDocument(&buf, tables...); err != nil {
+	if err := table.RenderLaTeXDocument(&buf, tables...); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func TestMeanStd(t *testing.T) {
-	mean, std := MeanStd([]float64{0.5, 0.6, 0.7})
-	if math.Abs(mean-0.6) > 1e-12 || math.Abs(std-0.1) > 1e-12 {
-		t.Errorf("MeanStd(0.5,0.6,0.7) = %v, %v; want 0.6, 0.1", mean, std)
-	}
-	if got := cellText(&Cell{Mean: mean, Std: std, N: 3}, "±", nil); got != "0.600±0.100" {
-		t.Errorf("cell text %q, want 0.600±0.100", got)
-	}
-	// Sample std (n−1): 1, 2, 3, 4 → var = 5/3.
-	if _, std := MeanStd([]float64{1, 2, 3, 4}); math.Abs(std-math.Sqrt(5.0/3)) > 1e-12 {
-		t.Errorf("std(1,2,3,4) = %v, want sqrt(5/3)", std)
-	}
-	if mean, std := MeanStd([]float64{0.42}); mean != 0.42 || std != 0 {
-		t.Errorf("MeanStd(0.42) = %v, %v; want 0.42, 0", mean, std)
-	}
-	if got := cellText(&Cell{Mean: 0.42, N: 1}, "±", nil); got != "0.420 (n=1)" {
-		t.Errorf("single-seed cell text %q", got)
-	}
-	if mean, _ := MeanStd(nil); !math.IsNaN(mean) {
-		t.Errorf("MeanStd(nil) mean = %v, want NaN", mean)
-	}
 }
 
 // mk is a finished run with one accuracy value.
@@ -109,7 +87,7 @@ func mk(method, dataset, ratio string, seed int64, acc float64) runs.Run {
 	return runs.Run{Spec: spec, Status: runs.StatusFinished, Metrics: map[string]float64{suite.MetricAccuracy: acc}}
 }
 
-func warningStrings(ws []Warning) []string {
+func warningStrings(ws []table.Warning) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		out[i] = w.String()
@@ -119,18 +97,18 @@ func warningStrings(ws []Warning) []string {
 
 func TestAggregate(t *testing.T) {
 	cells, warns := Aggregate(fixtureRuns(), suite.MetricAccuracy)
-	gin := cells[Key{"gin-topk", "COIL-DEL", "low"}]
+	gin := cells[table.Key{Method: "gin-topk", Dataset: "COIL-DEL", Ratio: "low"}]
 	if gin.N != 2 || !reflect.DeepEqual(gin.Seeds, []int64{0, 1}) || gin.Base != "gin-topk" {
 		t.Errorf("gin-topk/COIL-DEL/low = %+v, want seeds 0,1", gin)
 	}
 	// The later re-run of ugnn/COIL-DEL/high seed 0 (0.655) replaces the
 	// first: seeds 0.655, 0.64+0.003·2.5, 0.64+0.009·2.5 (ugnn's noise
 	// scale is 2.5).
-	ugnn := cells[Key{"ugnn", "COIL-DEL", "high"}]
+	ugnn := cells[table.Key{Method: "ugnn", Dataset: "COIL-DEL", Ratio: "high"}]
 	if want := (0.655 + 0.6475 + 0.6625) / 3; ugnn.N != 3 || math.Abs(ugnn.Mean-want) > 1e-12 {
 		t.Errorf("ugnn/COIL-DEL/high mean = %v (n=%d), want %v (n=3)", ugnn.Mean, ugnn.N, want)
 	}
-	if _, ok := cells[Key{"ugnn-wo-s", "COIL-DEL", "low"}]; ok {
+	if _, ok := cells[table.Key{Method: "ugnn-wo-s", Dataset: "COIL-DEL", Ratio: "low"}]; ok {
 		t.Error("ugnn-wo-s has a COIL-DEL cell without runs")
 	}
 	rs := fixtureRuns()
@@ -146,7 +124,7 @@ func TestAggregate(t *testing.T) {
 
 	// NaN values are excluded, counted and warned about.
 	cells, warns = Aggregate(fixtureRuns(), suite.MetricOODF1)
-	wl := cells[Key{"wl", "MNIST", "low"}]
+	wl := cells[table.Key{Method: "wl", Dataset: "MNIST", Ratio: "low"}]
 	if wl.N != 2 || wl.NaN != 1 {
 		t.Errorf("wl/MNIST/low ood_f1: n=%d NaN=%d, want n=2 NaN=1", wl.N, wl.NaN)
 	}
@@ -178,7 +156,7 @@ func TestAggregateStatuses(t *testing.T) {
 	rs[2].Status, rs[2].Metrics = runs.StatusInterrupted, nil
 	delete(rs[5].Metrics, suite.MetricAccuracy)
 	cells, warns := Aggregate(rs, suite.MetricAccuracy)
-	if c := cells[Key{"gcn-topk", "MNIST", "low"}]; c.N != 1 || !c.SingleSeed() || c.Std != 0 || c.Mean != 0.5 {
+	if c := cells[table.Key{Method: "gcn-topk", Dataset: "MNIST", Ratio: "low"}]; c.N != 1 || !c.SingleSeed() || c.Std != 0 || c.Mean != 0.5 {
 		t.Errorf("gcn-topk cell %+v, want one seed 0.5", c)
 	}
 	want := []string{
@@ -217,7 +195,7 @@ func TestRowLabelsParams(t *testing.T) {
 	if labels[0] != "gin-topk (lr=0.01)" || labels[4] != "gin-topk (lr=0.001)" || labels[len(labels)-1] != "gcn-topk" {
 		t.Errorf("labels = %q", labels)
 	}
-	tbl := AccuracyTable(rs, Options{Names: PaperNames})
+	tbl := AccuracyTable(rs, Options{Names: PaperNames()})
 	var got []string
 	for _, r := range tbl.Rows {
 		got = append(got, r.Key+" => "+r.Label)
@@ -293,7 +271,7 @@ func TestBoldLowestSeconds(t *testing.T) {
 		suite.EpochSecondsMetric: true, "warmup_seconds": true, suite.EpochSecondsMetric + "_pretrain": true,
 		suite.MetricAccuracy: false, suite.MetricOODAUROC: false, "seconds_total": false, "seconds": false,
 	} {
-		if got := LowerIsBetter(metric); got != want {
+		if got := table.LowerIsBetter(metric); got != want {
 			t.Errorf("LowerIsBetter(%q) = %v, want %v", metric, got, want)
 		}
 	}
@@ -339,7 +317,7 @@ func TestOrdering(t *testing.T) {
 			}
 		}
 	}
-	rowsOf := func(tbl *Table) []string {
+	rowsOf := func(tbl *table.Table) []string {
 		var out []string
 		for _, r := range tbl.Rows {
 			out = append(out, r.Key)
@@ -383,7 +361,7 @@ func TestOrdering(t *testing.T) {
 	// The ablation table shows its variants only, each in its own group,
 	// with empty rows for variants without runs.
 	tbl = AblationTable(rs, Options{})
-	if got, want := rowsOf(tbl), AblationVariants; !reflect.DeepEqual(got, want) {
+	if got, want := rowsOf(tbl), AblationRows(); !reflect.DeepEqual(got, want) {
 		t.Errorf("ablation rows %q, want %q", got, want)
 	}
 	for j := range tbl.Columns {
@@ -403,7 +381,7 @@ func TestEscapeLaTeX(t *testing.T) {
 		`a\b {c} ^ ~`:              `a\textbackslash{}b \{c\} \textasciicircum{} \textasciitilde{}`,
 		"mean ± std – n":           `mean $\pm$ std -- n`,
 	} {
-		if got := EscapeLaTeX(in); got != want {
+		if got := table.EscapeLaTeX(in); got != want {
 			t.Errorf("EscapeLaTeX(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -418,12 +396,12 @@ func TestEscapeLaTeX(t *testing.T) {
 }
 
 func TestRenderErrors(t *testing.T) {
-	err := Render(&bytes.Buffer{}, AccuracyTable(nil, Options{}), "xml")
+	err := table.Render(&bytes.Buffer{}, AccuracyTable(nil, Options{}), "xml")
 	if err == nil || !strings.Contains(err.Error(), `"xml"`) || !strings.Contains(err.Error(), "text, md, latex, csv") {
 		t.Errorf("error %v, want one naming xml and the formats", err)
 	}
 	// An empty table renders without failing.
-	for _, f := range Formats {
+	for _, f := range table.Formats() {
 		render(t, AccuracyTable(nil, Options{}), f)
 	}
 }
@@ -454,8 +432,8 @@ func TestPDFLaTeX(t *testing.T) {
 		t.Skip("pdflatex not on PATH, LaTeX tables not compiled (.ci/run installs texlive-latex-base and texlive-latex-recommended)")
 	}
 	rs := fixtureRuns()
-	docs := map[string][]*Table{
-		"tables": {AccuracyTable(rs, Options{Names: PaperNames}), F1Table(rs, Options{}), AblationTable(rs, Options{}),
+	docs := map[string][]*table.Table{
+		"tables": {AccuracyTable(rs, Options{Names: PaperNames()}), F1Table(rs, Options{}), AblationTable(rs, Options{}),
 			MetricTable(rs, suite.MetricKnownAcc, Options{})},
 	}
 	for _, param := range []string{"tau", "R", "alpha"} {
@@ -463,7 +441,7 @@ func TestPDFLaTeX(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs["sensitivity_"+param] = []*Table{tbl}
+		docs["sensitivity_"+param] = []*table.Table{tbl}
 	}
 	for name, tables := range docs {
 		t.Run(name, func(t *testing.T) {
@@ -480,46 +458,5 @@ func TestPDFLaTeX(t *testing.T) {
 				t.Fatalf("no PDF of substance: %v", err)
 			}
 		})
-	}
-}
-
-func TestSelectParams(t *testing.T) {
-	with := func(r runs.Run, p suite.Params) runs.Run { r.Spec.Params = p; return r }
-	rs := []runs.Run{
-		with(mk("gin-topk", "COIL-DEL", "low", 0, 0.1), suite.Params{"lr": 0.001, "size_chunks": 3}),
-		with(mk("gin-topk", "COIL-DEL", "low", 0, 0.2), suite.Params{"lr": 0.001}), // before size_chunks existed
-		with(mk("gin-topk", "COIL-DEL", "low", 1, 0.3), suite.Params{"lr": 0.01, "size_chunks": 1}),
-		with(mk("wl", "COIL-DEL", "low", 0, 0.4), suite.Params{"iterations": 5}), // has no size_chunks
-	}
-	accs := func(rs []runs.Run) []float64 {
-		var out []float64
-		for _, r := range rs {
-			out = append(out, r.Metrics[suite.MetricAccuracy])
-		}
-		return out
-	}
-	for _, c := range []struct {
-		args []string
-		want []float64
-	}{
-		{nil, []float64{0.1, 0.2, 0.3, 0.4}},
-		{[]string{"size_chunks=3"}, []float64{0.1, 0.4}},
-		{[]string{"size_chunks=unset"}, []float64{0.2, 0.4}},
-		{[]string{"size_chunks=3", "lr=0.01"}, []float64{0.4}},
-		{[]string{" lr = 0.001 "}, []float64{0.1, 0.2, 0.4}},
-		{[]string{"iterations=3"}, []float64{0.1, 0.2, 0.3}},
-	} {
-		want, err := ParseParamFilters(c.args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := accs(SelectParams(rs, want)); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("--param %q: runs %v, want %v", c.args, got, c.want)
-		}
-	}
-	for _, bad := range [][]string{{"size_chunks"}, {"=3"}, {"lr="}, {"lr=1", "lr=2"}} {
-		if _, err := ParseParamFilters(bad); err == nil || !strings.Contains(err.Error(), "--param") {
-			t.Errorf("ParseParamFilters(%q) = %v, want an error naming --param", bad, err)
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -55,7 +56,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 	opts.Chance = true
 	sections := []struct {
 		title, text string
-		table       *Table
+		table       *table.Table
 	}{
 		{"Classification accuracy (paper Table 2)", "", AccuracyTable(done, opts)},
 		{"OOD detection F1 (paper Table 3)", "", F1Table(done, opts)},
@@ -68,7 +69,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 	for _, phase := range epochPhases(done) {
 		sections = append(sections, struct {
 			title, text string
-			table       *Table
+			table       *table.Table
 		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell.",
 			MetricTable(withMetric(done, suite.EpochSecondsMetric+"_"+phase), suite.EpochSecondsMetric+"_"+phase, opts)})
 	}
@@ -86,13 +87,13 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 			fmt.Fprintf(bw, "%s\n\n", s.text)
 		}
 		s.table.Title, s.table.Caption = "", ""
-		if err := renderMarkdown(bw, s.table); err != nil {
+		if err := table.Render(bw, s.table, "md"); err != nil {
 			return err
 		}
 		if paper := PaperTable(s.table); paper != nil {
 			fmt.Fprintf(bw, "\nThe paper, same layout:\n\n")
 			paper.Title, paper.Caption = "", ""
-			if err := renderMarkdown(bw, paper); err != nil {
+			if err := table.Render(bw, paper, "md"); err != nil {
 				return err
 			}
 		}
@@ -125,7 +126,7 @@ func writeScores(w *bufio.Writer, done []runs.Run, opts Options) error {
 		}
 		fmt.Fprintf(w, "### %s\n\n", m)
 		t.Title, t.Caption = "", ""
-		if err := renderMarkdown(w, t); err != nil {
+		if err := table.Render(w, t, "md"); err != nil {
 			return err
 		}
 		if line := paperUGNNLine(t); line != "" {
@@ -138,7 +139,7 @@ func writeScores(w *bufio.Writer, done []runs.Run, opts Options) error {
 
 // paperUGNNLine is the paper's UGNN value of each column group of a
 // ScorersTable (its own score), or "" when the paper has none.
-func paperUGNNLine(t *Table) string {
+func paperUGNNLine(t *table.Table) string {
 	var parts []string
 	seen := map[column]bool{}
 	for _, c := range t.Columns {
@@ -148,7 +149,7 @@ func paperUGNNLine(t *Table) string {
 		}
 		seen[col] = true
 		_, metric := SplitScoredMetric(c.Metric)
-		if v, ok := PaperValueOf(metric, Key{"ugnn", c.Dataset, c.Ratio}); ok {
+		if v, ok := PaperValueOf(metric, table.Key{Method: "ugnn", Dataset: c.Dataset, Ratio: c.Ratio}); ok {
 			s := fmt.Sprintf("%s %s %.3f", c.Dataset, c.Ratio, v.Mean)
 			if v.Std >= 0 {
 				s += fmt.Sprintf("±%.3f", v.Std)
@@ -159,7 +160,7 @@ func paperUGNNLine(t *Table) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return mdEscaper.Replace("The paper's UGNN (its own score): " + strings.Join(parts, ", ") + ".")
+	return table.EscapeMarkdown("The paper's UGNN (its own score): " + strings.Join(parts, ", ") + ".")
 }
 
 // withMetric is the runs of rs that store metric.
@@ -215,7 +216,7 @@ func writeSensitivity(w *bufio.Writer, sens []runs.Run, opts Options) error {
 			}
 			fmt.Fprintf(w, "### %s against %s\n\n", m, p)
 			t.Title, t.Caption = "", ""
-			if err := renderMarkdown(w, t); err != nil {
+			if err := table.Render(w, t, "md"); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)

@@ -3,10 +3,11 @@ package reports
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -14,10 +15,6 @@ import (
 // NativeScore is the name of a method's own unknown score: its metrics are
 // the unprefixed ones (accuracy, ood_auroc, …); suite.NativeScore.
 const NativeScore = suite.NativeScore
-
-// scoreLabel is the form of a post-hoc scorer's label, e.g. "knn_k10" or
-// "mahalanobis_shrink0.5".
-var scoreLabel = regexp.MustCompile(`^[a-z0-9_.]+$`)
 
 // ScoredMetric is the stored name of metric under unknown score score
 // (suite.ScorerMetric: metric itself for NativeScore or "", "score:metric"
@@ -34,15 +31,6 @@ func ScoredMetric(score, metric string) string {
 // SplitScoredMetric splits a stored metric name into its score and its
 // metric (suite.SplitScorerMetric).
 func SplitScoredMetric(name string) (score, metric string) { return suite.SplitScorerMetric(name) }
-
-// ValidScore checks a score name given on a command line: NativeScore or a
-// scorer label of lower-case letters, digits, '_' and '.'.
-func ValidScore(score string) error {
-	if score == NativeScore || scoreLabel.MatchString(score) {
-		return nil
-	}
-	return fmt.Errorf("score %q: want %s or a scorer label of a-z, 0-9, '_' and '.' (msp, knn_k10, …)", score, NativeScore)
-}
 
 // Scorers lists the unknown scores present in rs: NativeScore first, then
 // the labels of every "label:metric" metric some run stores, sorted.
@@ -62,7 +50,7 @@ func Scorers(rs []runs.Run) []string {
 // command line's --score or score=) is neither NativeScore nor the label
 // of a scorer some run of rs stores.
 func CheckScore(rs []runs.Run, score string) error {
-	if err := ValidScore(score); err != nil {
+	if err := selection.ValidScore(score); err != nil {
 		return err
 	}
 	present := Scorers(rs)
@@ -93,7 +81,7 @@ func scoreSuffix(score string) string {
 // not scored with it) stays empty without warnings, and one note says
 // so; a cell where only some seeds lack the score warns as usual. A
 // warning raised for every score of a cell (a failed seed) is shown once.
-func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
+func ScorersTable(rs []runs.Run, metric string, opts Options) *table.Table {
 	opts.Score = ""
 	keepMethod, keepDataset := set(opts.Methods), set(opts.Datasets)
 	var kept []runs.Run
@@ -118,15 +106,15 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
 	// The warnings again, per score, without those of unscored cells; a
 	// warning every scored score of its cell raised is shown once.
 	type raised struct {
-		w      Warning
+		w      table.Warning
 		scores []string
 	}
-	var order []Warning
-	by := map[Warning]*raised{}
+	var order []table.Warning
+	by := map[table.Warning]*raised{}
 	for _, s := range scores {
 		_, ws := Aggregate(kept, ScoredMetric(s, metric))
 		for _, w := range ws {
-			if w.Key != (Key{}) && !scored[w.Key][s] {
+			if w.Key != (table.Key{}) && !scored[w.Key][s] {
 				continue
 			}
 			if by[w] == nil {
@@ -139,7 +127,7 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
 	t.Warnings = nil
 	for _, w := range order {
 		n := len(scored[w.Key])
-		if w.Key == (Key{}) {
+		if w.Key == (table.Key{}) {
 			n = len(scores)
 		}
 		if len(by[w].scores) == n {
@@ -147,21 +135,21 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *Table {
 			continue
 		}
 		for _, s := range by[w].scores {
-			t.Warnings = append(t.Warnings, Warning{w.Key, ScoredMetric(s, metric) + ": " + w.Text})
+			t.Warnings = append(t.Warnings, table.Warning{Key: w.Key, Text: ScoredMetric(s, metric) + ": " + w.Text})
 		}
 	}
 	sortWarnings(t.Warnings, opts.MethodOrder, opts.DatasetOrder)
-	t.noteUnscored(scored)
+	noteUnscored(t, scored)
 	return t
 }
 
 // scoredCells maps each cell of rs (row labels as RowLabels makes them)
 // to the scores some run of it stores a metric of; NativeScore always.
-func scoredCells(rs []runs.Run) map[Key]map[string]bool {
+func scoredCells(rs []runs.Run) map[table.Key]map[string]bool {
 	labels := RowLabels(rs)
-	scored := map[Key]map[string]bool{}
+	scored := map[table.Key]map[string]bool{}
 	for i, r := range rs {
-		k := Key{labels[i], r.Spec.Dataset, r.Spec.RatioLabel()}
+		k := table.Key{Method: labels[i], Dataset: r.Spec.Dataset, Ratio: r.Spec.RatioLabel()}
 		if scored[k] == nil {
 			scored[k] = map[string]bool{NativeScore: true}
 		}
@@ -180,10 +168,10 @@ const unscoredNote = "an empty cell without a warning: the row's runs there stor
 
 // noteUnscored adds unscoredNote when some method's cell of t is empty
 // because its runs store nothing of the column's score .
-func (t *Table) noteUnscored(scored map[Key]map[string]bool) {
+func noteUnscored(t *table.Table, scored map[table.Key]map[string]bool) {
 	for i, row := range t.Rows {
 		for j, col := range t.Columns {
-			if t.Cells[i][j] == nil && !row.Reference && !scored[Key{row.Key, col.Dataset, col.Ratio}][t.columnScore(j)] {
+			if t.Cells[i][j] == nil && !row.Reference && !scored[table.Key{Method: row.Key, Dataset: col.Dataset, Ratio: col.Ratio}][columnScore(t, j)] {
 				t.Notes = append(t.Notes, unscoredNote)
 				return
 			}
@@ -192,7 +180,7 @@ func (t *Table) noteUnscored(scored map[Key]map[string]bool) {
 }
 
 // columnScore is the score of column j's metric.
-func (t *Table) columnScore(j int) string {
+func columnScore(t *table.Table, j int) string {
 	s, _ := SplitScoredMetric(t.Columns[j].Metric)
 	return s
 }
@@ -200,14 +188,14 @@ func (t *Table) columnScore(j int) string {
 // quietUnscored drops the warnings of the cells whose runs store no metric
 // of score (a table of Options.Score: a row not scored with it is empty,
 // not missing seeds) and notes it.
-func (t *Table) quietUnscored(kept []runs.Run, score string) {
+func quietUnscored(t *table.Table, kept []runs.Run, score string) {
 	scored := scoredCells(kept)
-	var ws []Warning
+	var ws []table.Warning
 	for _, w := range t.Warnings {
-		if w.Key == (Key{}) || scored[w.Key][score] {
+		if w.Key == (table.Key{}) || scored[w.Key][score] {
 			ws = append(ws, w)
 		}
 	}
 	t.Warnings = ws
-	t.noteUnscored(scored)
+	noteUnscored(t, scored)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -30,12 +32,7 @@ func TestScoredMetric(t *testing.T) {
 	if s, m := SplitScoredMetric("accuracy"); s != NativeScore || m != "accuracy" {
 		t.Errorf("SplitScoredMetric(accuracy) = %q, %q", s, m)
 	}
-	for _, bad := range []string{"KNN", "knn k", "", "k:n"} {
-		if ValidScore(bad) == nil {
-			t.Errorf("ValidScore(%q) = nil", bad)
-		}
-	}
-	if !LowerIsBetter("fpr95") || !LowerIsBetter("knn:fpr95") || LowerIsBetter("knn:aupr_out") {
+	if !table.LowerIsBetter("fpr95") || !table.LowerIsBetter("knn:fpr95") || table.LowerIsBetter("knn:aupr_out") {
 		t.Error("LowerIsBetter: fpr95 is lower-is-better under every score, aupr_out is not")
 	}
 }
@@ -75,7 +72,7 @@ func TestScoreOption(t *testing.T) {
 			want = append(want, r.Metrics["knn:accuracy"])
 		}
 	}
-	mean, std := MeanStd(want)
+	mean, std := stats.MeanStd(want)
 	c := cellOf(t, tbl, "gin-topk", "COIL-DEL", "high")
 	if c == nil || c.Metric != "knn:accuracy" || math.Abs(c.Mean-mean) > 1e-12 || math.Abs(c.Std-std) > 1e-12 || c.N != 3 {
 		t.Errorf("gin-topk/COIL-DEL/high under knn: %+v, want %.4f±%.4f over 3", c, mean, std)
@@ -86,9 +83,9 @@ func TestScoreOption(t *testing.T) {
 	golden(t, "accuracy_knn.md.golden", render(t, tbl, "md"))
 
 	plain := fixtureRuns()
-	for name, build := range map[string]func([]runs.Run, Options) *Table{
+	for name, build := range map[string]func([]runs.Run, Options) *table.Table{
 		"accuracy": AccuracyTable, "f1": F1Table, "ablation": AblationTable,
-		"auroc": func(rs []runs.Run, o Options) *Table { return MetricTable(rs, suite.MetricOODAUROC, o) },
+		"auroc": func(rs []runs.Run, o Options) *table.Table { return MetricTable(rs, suite.MetricOODAUROC, o) },
 	} {
 		for _, score := range []string{"", NativeScore} {
 			if a, b := render(t, build(rs, Options{Score: score}), "md"), render(t, build(plain, Options{}), "md"); !bytes.Equal(a, b) {
@@ -112,7 +109,7 @@ func TestScoreChanceRow(t *testing.T) {
 	}
 }
 
-func cellOf(t *testing.T, tbl *Table, method, dataset, ratio string) *Cell {
+func cellOf(t *testing.T, tbl *table.Table, method, dataset, ratio string) *table.Cell {
 	t.Helper()
 	for i, r := range tbl.Rows {
 		if r.Key != method {
@@ -132,7 +129,7 @@ func TestScorersGolden(t *testing.T) {
 	rs := scoredFixtureRuns()
 	tbl := ScorersTable(rs, suite.MetricOODAUROC, Options{})
 	ext := map[string]string{"text": "txt", "md": "md", "latex": "tex", "csv": "csv"}
-	for _, format := range Formats {
+	for _, format := range table.Formats() {
 		t.Run(format, func(t *testing.T) {
 			golden(t, "scorers."+ext[format]+".golden", render(t, tbl, format))
 		})
@@ -146,7 +143,7 @@ func TestScorersTable(t *testing.T) {
 	tbl := ScorersTable(scoredFixtureRuns(), suite.MetricAccuracy, Options{Datasets: []string{"COIL-DEL"}})
 	var heads []string
 	for _, c := range tbl.Columns {
-		heads = append(heads, c.flatHeader()+"="+c.Metric)
+		heads = append(heads, c.Header()+"="+c.Metric)
 	}
 	want := []string{
 		"COIL-DEL low native=accuracy", "COIL-DEL low knn=knn:accuracy", "COIL-DEL low mahalanobis=mahalanobis:accuracy", "COIL-DEL low msp=msp:accuracy",
@@ -188,8 +185,8 @@ func TestScorersTable(t *testing.T) {
 	if c := cellOf(t, tbl, "ugnn", "COIL-DEL", "high"); c == nil || c.Values[0] != 0.655 {
 		t.Errorf("ugnn/COIL-DEL/high native: %+v", c)
 	}
-	j := slicesIndex(tbl.Columns, func(c Column) bool { return c.Ratio == "high" && c.Sub == "mahalanobis" })
-	i := slicesIndex(tbl.Rows, func(r Row) bool { return r.Key == "ugnn" })
+	j := slicesIndex(tbl.Columns, func(c table.Column) bool { return c.Ratio == "high" && c.Sub == "mahalanobis" })
+	i := slicesIndex(tbl.Rows, func(r table.Row) bool { return r.Key == "ugnn" })
 	if c := tbl.Cells[i][j]; c == nil || math.Abs(c.Values[0]-0.705) > 1e-12 {
 		t.Errorf("ugnn/COIL-DEL/high mahalanobis: %+v, want seed 0 = 0.705", c)
 	}

@@ -7,15 +7,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
-// SensitivityAliases map the paper's names of Figure 4's parameters to the
-// names SensitivityTable reads: R (unknown prototypes) and τ are UGNN
-// hyper-parameters, α is the protocol's OOD multiplier.
-var SensitivityAliases = map[string]string{
-	"R": "unknown_prototypes", "r": "unknown_prototypes",
-	"τ": "tau", "α": "alpha",
+// SensitivityParam is the name SensitivityTable reads for a parameter
+// given by its name in the paper's Figure 4: R (unknown prototypes) and τ
+// are UGNN hyper-parameters, α is the protocol's OOD multiplier; any other
+// name is itself.
+func SensitivityParam(name string) string {
+	switch name {
+	case "R", "r":
+		return "unknown_prototypes"
+	case "τ":
+		return "tau"
+	case "α":
+		return SensitivityAlpha
+	}
+	return name
 }
 
 // SensitivityAlpha is the parameter name of the OOD multiplier α
@@ -62,7 +71,7 @@ func SweptParams(rs []runs.Run, method string) []string {
 // against the values of one parameter, rows = the parameter's values
 // (ascending), columns = dataset × ratio, cells = mean ± sample std over
 // seeds. param is a hyper-parameter name (tau, unknown_prototypes) or
-// SensitivityAlpha; SensitivityAliases are accepted.
+// SensitivityAlpha; the paper's names are accepted (SensitivityParam).
 //
 // Every other part of the configuration must be the same in every row of
 // a column. Where a column's runs differ in another field (a grid that
@@ -72,10 +81,8 @@ func SweptParams(rs []runs.Run, method string) []string {
 // the field and the column, to be chosen with a --param filter. Fields may
 // differ between columns (a step budget resolved per dataset). Runs of other methods, and runs without the parameter,
 // are left out.
-func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options) (*Table, error) {
-	if a, ok := SensitivityAliases[param]; ok {
-		param = a
-	}
+func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options) (*table.Table, error) {
+	param = SensitivityParam(param)
 	field := "param." + param
 	if param == SensitivityAlpha {
 		field = "alpha"
@@ -186,10 +193,29 @@ func SensitivityTable(rs []runs.Run, method, param, metric string, opts Options)
 					these = append(these, r)
 				}
 			}
-			t.addChanceRow(these, ChanceRow+" "+k, fmt.Sprintf("%s (α=%s)", ChanceRow, names[k]), i == 0)
+			addChanceRow(t, these, ChanceRow+" "+k, fmt.Sprintf("%s (α=%s)", ChanceRow, names[k]), i == 0)
 		}
 	}
 	return t, nil
+}
+
+// VaryingError is SensitivityTable's error for a config field other than
+// the swept parameter that differs among the runs of a column: the
+// caller selects one value of it (a hyper-parameter term Field=VALUE,
+// package selection) and asks again.
+type VaryingError struct {
+	// Field is the field, e.g. "epochs" (a hyper-parameter) or "alpha".
+	Field string
+	// Shared are the values of Field that every swept value was run
+	// with, sorted; none when no value was.
+	Shared []string
+}
+
+func (e *VaryingError) Error() string {
+	if len(e.Shared) == 0 {
+		return fmt.Sprintf("the runs differ in %s and no value of it was run with every value; select one value of %s", e.Field, e.Field)
+	}
+	return fmt.Sprintf("the runs differ in %s (every value was run with %s); select one value of %s", e.Field, strings.Join(e.Shared, " and "), e.Field)
 }
 
 // sharedValues finds, for every config field but sweep and the ratio that
@@ -239,11 +265,9 @@ func sharedValues(rs []runs.Run, values []string, sweep string) (map[string]stri
 		switch len(shared) {
 		case 1:
 			fixed[k] = shared[0]
-		case 0:
-			return nil, fmt.Errorf("the runs differ in %s and no value of it was run with every value; choose one with --param %s=VALUE", name, name)
 		default:
 			sort.Strings(shared)
-			return nil, fmt.Errorf("the runs differ in %s (every value was run with %s); choose one with --param %s=VALUE", name, strings.Join(shared, " and "), name)
+			return nil, &VaryingError{Field: name, Shared: shared}
 		}
 	}
 	return fixed, nil

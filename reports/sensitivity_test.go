@@ -1,17 +1,13 @@
 package reports
 
 import (
-	"bytes"
-	"encoding/xml"
-	"image/png"
-	"io"
+	"errors"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -63,7 +59,7 @@ func TestSensitivityGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range Formats {
+		for _, format := range table.Formats() {
 			golden(t, "sensitivity_"+param+"."+ext[format]+".golden", render(t, tbl, format))
 		}
 	}
@@ -183,90 +179,8 @@ func TestSensitivityErrors(t *testing.T) {
 			rs[i].Spec.Params = suite.Params{"tau": 0.5, "unknown_prototypes": 3.0, "epochs": 100.0}
 		}
 	}
-	if _, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{}); err == nil || !strings.Contains(err.Error(), "choose one with --param epochs=VALUE") {
+	if _, err := SensitivityTable(rs, "ugnn", "tau", suite.MetricAccuracy, Options{}); err == nil || !errors.As(err, new(*VaryingError)) {
 		t.Errorf("no shared epochs: %v", err)
-	}
-}
-
-// TestSensitivityPlot writes the tau panel as SVG and PNG and checks each
-// is a well-formed file of its format with the panel's content.
-func TestSensitivityPlot(t *testing.T) {
-	tbl, err := SensitivityTable(sensitivityRuns(), "ugnn", "tau", suite.MetricAccuracy, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := SensitivityPlot(tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	svg := filepath.Join(dir, "sens.svg")
-	if err := SavePlot(p, svg); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 5000 {
-		t.Errorf("SVG of %d bytes; want a full panel", len(b))
-	}
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	root := ""
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("SVG is not well-formed XML: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok && root == "" {
-			root = se.Name.Local
-		}
-	}
-	if root != "svg" {
-		t.Errorf("root element %q, want svg", root)
-	}
-	for _, want := range []string{"Letter-high low", "COIL-DEL high", "tau", "accuracy"} {
-		if !bytes.Contains(b, []byte(want)) {
-			t.Errorf("SVG lacks %q", want)
-		}
-	}
-
-	pngFile := filepath.Join(dir, "sens.png")
-	if err := SavePlot(p, pngFile); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(pngFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("PNG does not decode: %v", err)
-	}
-	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w < 300 || h < 200 {
-		t.Errorf("PNG is %d×%d; want a full panel", w, h)
-	}
-	// Not blank: the lines' colours appear.
-	colours := map[uint32]bool{}
-	for y := 0; y < img.Bounds().Dy(); y += 3 {
-		for x := 0; x < img.Bounds().Dx(); x += 3 {
-			r, g, b, _ := img.At(x, y).RGBA()
-			colours[r>>8<<16|g>>8<<8|b>>8] = true
-		}
-	}
-	if len(colours) < 8 {
-		t.Errorf("PNG has %d colours; a panel with 4 lines and bands has more", len(colours))
-	}
-
-	if err := SavePlot(p, filepath.Join(dir, "sens.gif")); err == nil || !strings.Contains(err.Error(), "sens.gif") {
-		t.Errorf("unknown extension: %v", err)
-	}
-	if _, err := SensitivityPlot(AccuracyTable(fixtureRuns(), Options{})); err == nil {
-		t.Errorf("SensitivityPlot of an accuracy table: no error")
 	}
 }
 

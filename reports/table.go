@@ -5,84 +5,15 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
+	"github.com/ugbench/ugbench/reports/stats"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
 
-// Table is a results table: rows are methods, columns are dataset × ratio
-// (× an optional sub-column), and each cell is one metric aggregated over
-// seeds. Build one with AccuracyTable, F1Table, AblationTable or
-// MetricTable and print it with Render.
-type Table struct {
-	// Title is a short name, e.g. "Classification accuracy".
-	Title string
-	// Caption describes the table; LaTeX uses it as \caption (Title when
-	// empty).
-	Caption string
-	// Label is the LaTeX \label, e.g. "tab:main_results" ("" = none).
-	Label string
-	// Rows are the table's rows, in display order.
-	Rows []Row
-	// Columns are the value columns, in display order, grouped by
-	// (Dataset, Ratio).
-	Columns []Column
-	// Cells are indexed [row][column]; nil means no value (no run, or no
-	// finished seed).
-	Cells [][]*Cell
-	// Warnings are the aggregation warnings of the table's cells, in table
-	// order. Render prints them below the table in every format but CSV.
-	Warnings []Warning
-	// RowHeader names the row labels' column ("" = "Method"); the
-	// sensitivity table's rows are a parameter's values. CSV output then
-	// names its first column so and writes the row labels.
-	RowHeader string
-	// Notes say which rows' columns were run under different
-	// configurations, e.g. a smaller epoch budget on one dataset (see
-	// columnConfigNotes). Render prints them below the table, before the
-	// warnings, in every format but CSV.
-	Notes []string
-	// BestPerRow makes IsBest compare a cell with the other cells of its
-	// row in the same (dataset, ratio) column group rather than with its
-	// column: the best unknown score of a method (ScorersTable).
-	BestPerRow bool
-}
-
-// Row is one table row: one method configuration.
-type Row struct {
-	// Key is the row's label in the cells' Key.Method, e.g.
-	// "gin-topk (lr=0.01)".
-	Key string
-	// Label is what the row shows: Key, with the method's name replaced by
-	// Options.Names when it has one.
-	Label string
-	// Method is the registry name, e.g. "gin-topk".
-	Method string
-	// Group is the row's group; renderers draw a rule between rows of
-	// different groups, as the paper does between method families.
-	Group int
-	// Reference marks a row that is no method's (the chance row): it never
-	// counts as a column's best.
-	Reference bool
-}
-
 // ChanceRow is the key and label of the chance row (Options.Chance).
 const ChanceRow = "chance"
-
-// Column is one value column.
-type Column struct {
-	// Dataset is the dataset's name.
-	Dataset string
-	// Ratio is the ratio label: "low", "high" or a number.
-	Ratio string
-	// Sub is the sub-column's name ("" = none), e.g. "Overall" or
-	// "Unknown" in the ablation table.
-	Sub string
-	// Metric is the metric the column shows.
-	Metric string
-}
 
 // Options controls which runs a table shows and how. The zero value is the
 // paper's layout with every method and dataset present in the runs.
@@ -90,7 +21,7 @@ type Options struct {
 	// Title, Caption and Label replace the table's defaults when not "".
 	Title, Caption, Label string
 	// MethodOrder orders the rows by registry name (nil =
-	// DefaultMethodOrder); methods not in it come after, sorted.
+	// the registry's table order, suite.TableOrder); methods not in it come after, sorted.
 	MethodOrder []string
 	// Methods, when not nil, keeps only these methods (registry names) and
 	// shows a row for each of them even when it has no run.
@@ -101,7 +32,7 @@ type Options struct {
 	// Datasets, when not nil, keeps only these datasets.
 	Datasets []string
 	// Names maps registry names to display names for the row labels, e.g.
-	// PaperNames ("gin-topk (lr=0.01)" → "GIN (lr=0.01)"). CSV output keeps
+	// PaperNames() ("gin-topk (lr=0.01)" → "GIN (lr=0.01)"). CSV output keeps
 	// the registry names.
 	Names map[string]string
 	// Chance adds the chance row: per column, what a random unknown score
@@ -132,7 +63,7 @@ type tableDefaults struct {
 
 // AccuracyTable is paper Table 2: the accuracy (docs/protocol.md §4) of every
 // method on every dataset × ratio.
-func AccuracyTable(rs []runs.Run, opts Options) *Table {
+func AccuracyTable(rs []runs.Run, opts Options) *table.Table {
 	return build(rs, []subMetric{{"", suite.MetricAccuracy}}, opts, tableDefaults{
 		title:   "Classification accuracy",
 		caption: "Classification accuracy of different labelling ratios (mean ± sample std over seeds).",
@@ -142,7 +73,7 @@ func AccuracyTable(rs []runs.Run, opts Options) *Table {
 
 // F1Table is paper Table 3: the F1 score of OOD detection (positive =
 // unknown) of every method on every dataset × ratio.
-func F1Table(rs []runs.Run, opts Options) *Table {
+func F1Table(rs []runs.Run, opts Options) *table.Table {
 	return build(rs, []subMetric{{"", suite.MetricOODF1}}, opts, tableDefaults{
 		title:   "OOD detection F1",
 		caption: "F1 score of OOD detection, positive = unknown (mean ± sample std over seeds).",
@@ -151,10 +82,10 @@ func F1Table(rs []runs.Run, opts Options) *Table {
 }
 
 // AblationTable is paper Table 4: rows are UGNN and its ablation variants
-// (AblationVariants, unless opts.Methods says otherwise, each row shown even
+// (AblationRows, unless opts.Methods says otherwise, each row shown even
 // without runs), columns are dataset × ratio, each with the sub-columns
 // "Overall" (accuracy) and "Unknown" (unknown_acc).
-func AblationTable(rs []runs.Run, opts Options) *Table {
+func AblationTable(rs []runs.Run, opts Options) *table.Table {
 	return build(rs, []subMetric{
 		{"Overall", suite.MetricAccuracy},
 		{"Unknown", suite.MetricUnknownAcc},
@@ -162,14 +93,14 @@ func AblationTable(rs []runs.Run, opts Options) *Table {
 		title:       "Ablation",
 		caption:     "Ablation studies: overall accuracy and accuracy on unknown classes (mean ± sample std over seeds).",
 		label:       "tab:ablation",
-		methods:     AblationVariants,
+		methods:     AblationRows(),
 		rowPerGroup: true,
 	})
 }
 
 // MetricTable is a table of any metric in the layout of paper Table 2, e.g.
 // suite.MetricOODAUROC or suite.MetricKnownAcc.
-func MetricTable(rs []runs.Run, metric string, opts Options) *Table {
+func MetricTable(rs []runs.Run, metric string, opts Options) *table.Table {
 	return build(rs, []subMetric{{"", metric}}, opts, tableDefaults{
 		title:   metric,
 		caption: metric + " (mean ± sample std over seeds).",
@@ -178,7 +109,7 @@ func MetricTable(rs []runs.Run, metric string, opts Options) *Table {
 }
 
 // build lays out the cells of subs over the runs kept by opts.
-func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Table {
+func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *table.Table {
 	if suffix := scoreSuffix(opts.Score); suffix != "" {
 		def.title += suffix
 		def.caption += " Unknown score: " + opts.Score + "."
@@ -189,7 +120,7 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 		}
 		subs = scored
 	}
-	t := &Table{
+	t := &table.Table{
 		Title:   pick(opts.Title, def.title),
 		Caption: pick(opts.Caption, def.caption),
 		Label:   pick(opts.Label, def.label),
@@ -200,11 +131,11 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	}
 	methodOrder := opts.MethodOrder
 	if methodOrder == nil {
-		methodOrder = DefaultMethodOrder
+		methodOrder = defaultMethodOrder()
 	}
 	datasetOrder := opts.DatasetOrder
 	if datasetOrder == nil {
-		datasetOrder = DefaultDatasetOrder
+		datasetOrder = DefaultDatasetOrder()
 	}
 
 	keepMethod := set(methods)
@@ -246,7 +177,7 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 		if def.rowPerGroup {
 			group = i
 		}
-		t.Rows = append(t.Rows, Row{Key: k, Label: label, Method: base, Group: group})
+		t.Rows = append(t.Rows, table.Row{Key: k, Label: label, Method: base, Group: group})
 	}
 
 	// Columns: every (dataset, ratio) of the kept runs × subs.
@@ -267,14 +198,14 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	})
 	for _, c := range cols {
 		for _, s := range subs {
-			t.Columns = append(t.Columns, Column{Dataset: c.dataset, Ratio: c.ratio, Sub: s.name, Metric: s.metric})
+			t.Columns = append(t.Columns, table.Column{Dataset: c.dataset, Ratio: c.ratio, Sub: s.name, Metric: s.metric})
 		}
 	}
 
 	// Cells and warnings, per metric.
-	cellsBy := map[string]map[Key]Cell{}
-	warnMetrics := map[Warning][]string{}
-	var warnOrder []Warning
+	cellsBy := map[string]map[table.Key]table.Cell{}
+	warnMetrics := map[table.Warning][]string{}
+	var warnOrder []table.Warning
 	for _, s := range subs {
 		if _, done := cellsBy[s.metric]; done {
 			continue
@@ -288,11 +219,11 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 			warnMetrics[w] = append(warnMetrics[w], s.metric)
 		}
 	}
-	t.Cells = make([][]*Cell, len(t.Rows))
+	t.Cells = make([][]*table.Cell, len(t.Rows))
 	for i, row := range t.Rows {
-		t.Cells[i] = make([]*Cell, len(t.Columns))
+		t.Cells[i] = make([]*table.Cell, len(t.Columns))
 		for j, col := range t.Columns {
-			if c, ok := cellsBy[col.Metric][Key{row.Key, col.Dataset, col.Ratio}]; ok {
+			if c, ok := cellsBy[col.Metric][table.Key{Method: row.Key, Dataset: col.Dataset, Ratio: col.Ratio}]; ok {
 				t.Cells[i][j] = &c
 			}
 		}
@@ -302,7 +233,7 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	for _, w := range warnOrder {
 		if ms := warnMetrics[w]; len(ms) < len(cellsBy) {
 			for _, m := range ms {
-				t.Warnings = append(t.Warnings, Warning{w.Key, m + ": " + w.Text})
+				t.Warnings = append(t.Warnings, table.Warning{Key: w.Key, Text: m + ": " + w.Text})
 			}
 			continue
 		}
@@ -311,10 +242,10 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 	sortWarnings(t.Warnings, methodOrder, datasetOrder)
 	t.Notes = columnConfigNotes(t, kept, labels)
 	if scoreSuffix(opts.Score) != "" {
-		t.quietUnscored(kept, opts.Score)
+		quietUnscored(t, kept, opts.Score)
 	}
 	if opts.Chance {
-		t.addChanceRow(kept, ChanceRow, ChanceRow, true)
+		addChanceRow(t, kept, ChanceRow, ChanceRow, true)
 	}
 	return t
 }
@@ -327,8 +258,8 @@ func build(rs []runs.Run, subs []subMetric, opts Options, def tableDefaults) *Ta
 // the split seeds; Seeds lists them. Columns without chance figures (runs
 // stored before protocol v2) stay empty, and so do columns whose runs of
 // one split disagree (different α), with a note.
-func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) {
-	row := make([]*Cell, len(t.Columns))
+func addChanceRow(t *table.Table, kept []runs.Run, key, label string, newGroup bool) {
+	row := make([]*table.Cell, len(t.Columns))
 	for j, col := range t.Columns {
 		_, metric := SplitScoredMetric(col.Metric)
 		bySplit := map[int64]float64{}
@@ -358,11 +289,11 @@ func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) 
 		for i, s := range splits {
 			xs[i] = bySplit[s]
 		}
-		mean, std := MeanStd(xs)
-		row[j] = &Cell{Key: Key{key, col.Dataset, col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + metric,
+		mean, std := stats.MeanStd(xs)
+		row[j] = &table.Cell{Key: table.Key{Method: key, Dataset: col.Dataset, Ratio: col.Ratio}, Base: ChanceRow, Metric: suite.PrefixChance + metric,
 			Mean: mean, Std: std, N: len(xs), Seeds: splits, Exact: len(xs) == 1}
 	}
-	if !slices.ContainsFunc(row, func(c *Cell) bool { return c != nil }) {
+	if !slices.ContainsFunc(row, func(c *table.Cell) bool { return c != nil }) {
 		return // a metric without chance figures, e.g. epoch_seconds
 	}
 	group := 0
@@ -372,89 +303,8 @@ func (t *Table) addChanceRow(kept []runs.Run, key, label string, newGroup bool) 
 			group++
 		}
 	}
-	t.Rows = append(t.Rows, Row{Key: key, Label: label, Group: group, Reference: true})
+	t.Rows = append(t.Rows, table.Row{Key: key, Label: label, Group: group, Reference: true})
 	t.Cells = append(t.Cells, row)
-}
-
-// rowHeader is the row labels' column name.
-func (t *Table) rowHeader() string {
-	if t.RowHeader != "" {
-		return t.RowHeader
-	}
-	return "Method"
-}
-
-// IsBest reports whether the cell at (row, col) has the column's best mean
-// as displayed (rounded to 3 decimals, so ties are all best): the highest,
-// or the lowest when LowerIsBetter(the column's metric). A column with fewer
-// than two values has no best. With BestPerRow, the cell competes with its
-// row's cells of the same (dataset, ratio) instead of its column's.
-func (t *Table) IsBest(row, col int) bool {
-	if t.BestPerRow {
-		return t.isBestInRow(row, col)
-	}
-	c := t.Cells[row][col]
-	if c == nil {
-		return false
-	}
-	better := math.Max
-	best := math.Inf(-1)
-	if LowerIsBetter(t.Columns[col].Metric) {
-		better, best = math.Min, math.Inf(1)
-	}
-	if t.Rows[row].Reference {
-		return false
-	}
-	n := 0
-	for i := range t.Rows {
-		if o := t.Cells[i][col]; o != nil && !t.Rows[i].Reference {
-			n++
-			best = better(best, round3(o.Mean))
-		}
-	}
-	return n >= 2 && round3(c.Mean) == best
-}
-
-// isBestInRow is IsBest among the cells of row in col's (dataset, ratio)
-// group.
-func (t *Table) isBestInRow(row, col int) bool {
-	c := t.Cells[row][col]
-	if c == nil || t.Rows[row].Reference {
-		return false
-	}
-	better := math.Max
-	best := math.Inf(-1)
-	if LowerIsBetter(t.Columns[col].Metric) {
-		better, best = math.Min, math.Inf(1)
-	}
-	n := 0
-	for j, o := range t.Cells[row] {
-		if o != nil && t.Columns[j].Dataset == t.Columns[col].Dataset && t.Columns[j].Ratio == t.Columns[col].Ratio {
-			n++
-			best = better(best, round3(o.Mean))
-		}
-	}
-	return n >= 2 && round3(c.Mean) == best
-}
-
-// LowerIsBetter reports whether a lower value of metric is the better one,
-// so that tables bold the column's lowest mean: true for durations, the
-// metrics whose name ends in "_seconds" (suite.EpochSecondsMetric, wall
-// seconds per epoch) or contains "_seconds_" (its per-phase medians,
-// epoch_seconds_<phase>), and fpr95 and du_fpr95 (the fraction of unknown
-// graphs accepted at 95% known recall) under any score; false for the scores
-// (accuracy, F1, AUROC, …), where higher is better.
-func LowerIsBetter(metric string) bool {
-	if _, m := SplitScoredMetric(metric); strings.TrimPrefix(m, suite.PrefixDU) == suite.MetricFPR95 {
-		return true
-	}
-	return strings.HasSuffix(metric, "_seconds") || strings.Contains(metric, "_seconds_")
-}
-
-// round3 rounds to the 3 decimals the tables show, exactly as displayed.
-func round3(x float64) float64 {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
-	return r
 }
 
 func pick(s, def string) string {

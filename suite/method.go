@@ -197,17 +197,29 @@ type Method interface {
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Method{}
+	infos      = map[string]Info{}
 )
 
-// Register adds m to the registry. It panics if the name is taken, which is
-// a programming error caught at init time.
-func Register(m Method) {
+// Register adds m to the registry with its Info, the table metadata the
+// reports read (InfoOf, TableOrder); a method outside the paper's tables
+// may leave it out (the zero Info: FamilyOther, named by its registry
+// name). It panics if the name is taken or more than one Info is given,
+// programming errors caught at init time.
+func Register(m Method, info ...Info) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if _, dup := registry[m.Name()]; dup {
 		panic(fmt.Sprintf("suite: method %q registered twice", m.Name()))
 	}
+	if len(info) > 1 {
+		panic(fmt.Sprintf("suite: method %q registered with %d Infos", m.Name(), len(info)))
+	}
 	registry[m.Name()] = m
+	if len(info) == 1 {
+		infos[m.Name()] = info[0]
+	} else {
+		infos[m.Name()] = Info{}
+	}
 }
 
 // Lookup returns the method registered as name.

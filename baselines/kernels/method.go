@@ -10,9 +10,9 @@ import (
 )
 
 func init() {
-	suite.Register(WL{})
-	suite.Register(SP{})
-	suite.Register(Graphlet{})
+	suite.Register(WL{}, suite.Info{Row: "WL Kernel", Family: suite.FamilyKernel, Order: 1, Source: "Shervashidze et al. 2011"})
+	suite.Register(SP{}, suite.Info{Row: "SP Kernel", Family: suite.FamilyKernel, Order: 2, Source: "Borgwardt & Kriegel 2005"})
+	suite.Register(Graphlet{}, suite.Info{Row: "Graphlet Kernel", Family: suite.FamilyKernel, Order: 3, Source: "Shervashidze et al. 2009"})
 }
 
 // FeatureKernel is a graph kernel given by its explicit feature map: the

@@ -15,7 +15,9 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-func init() { suite.Register(gla{}) }
+func init() {
+	suite.Register(gla{}, suite.Info{Row: "GLA", Family: suite.FamilySemiSupervised, Order: 3, Source: "Yue et al. 2022"})
+}
 
 // gla is GLA, label-invariant augmentation in representation space (Yue et
 // al., NeurIPS 2022), as its official code does it

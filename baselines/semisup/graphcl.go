@@ -14,7 +14,9 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-func init() { suite.Register(graphCL{}) }
+func init() {
+	suite.Register(graphCL{}, suite.Info{Row: "GraphCL", Family: suite.FamilySemiSupervised, Order: 2, Source: "You et al. 2020"})
+}
 
 // graphCL is GraphCL (You et al., NeurIPS 2020) as its official
 // semi-supervised TU code does it (Shen-Lab/GraphCL semisupervised_TU;

@@ -11,7 +11,9 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-func init() { suite.Register(infoGraph{}) }
+func init() {
+	suite.Register(infoGraph{}, suite.Info{Row: "InfoGraph", Family: suite.FamilySemiSupervised, Order: 1, Source: "Sun et al. 2020"})
+}
 
 // infoGraph is InfoGraph* (Sun et al., ICLR 2020) as its official
 // semi-supervised code does it (fanyun-sun/InfoGraph semi-supervised/,

@@ -16,7 +16,9 @@ import (
 	"github.com/ugbench/ugbench/suite"
 )
 
-func init() { suite.Register(rgcl{}) }
+func init() {
+	suite.Register(rgcl{}, suite.Info{Row: "RGCL", Family: suite.FamilySemiSupervised, Order: 4, Source: "Li et al. 2022"})
+}
 
 // rgcl is RGCL, rationale-aware graph contrastive learning (Li et al.,
 // ICML 2022; lsh0520/RGCL; docs/methods.md, "rgcl"): the contrastive stage of its

@@ -17,23 +17,23 @@ func init() {
 	suite.Register(backbone{
 		name: "gin-topk", conv: gnn.ConvGIN, pool: gnn.PoolTopK,
 		doc: "GIN-ε convolutions + TopK pooling, supervised on labelled graphs (Xu et al. 2019; Gao & Ji 2019)",
-	})
+	}, suite.Info{Row: "GIN", Family: suite.FamilyGNN, Order: 3, Source: "Xu et al. 2019; Gao & Ji 2019"})
 	suite.Register(backbone{
 		name: "gcn-topk", conv: gnn.ConvGCN, pool: gnn.PoolTopK,
 		doc: "GCN convolutions + TopK pooling, supervised on labelled graphs (Kipf & Welling 2017; Gao & Ji 2019)",
-	})
+	}, suite.Info{Row: "GCN", Family: suite.FamilyGNN, Order: 1, Source: "Kipf & Welling 2017; Gao & Ji 2019"})
 	suite.Register(backbone{
 		name: "sage-topk", conv: gnn.ConvSAGE, pool: gnn.PoolTopK,
 		doc: "GraphSAGE-mean convolutions + TopK pooling, supervised on labelled graphs (Hamilton et al. 2017; Gao & Ji 2019)",
-	})
+	}, suite.Info{Row: "GraphSAGE", Family: suite.FamilyGNN, Order: 2, Source: "Hamilton et al. 2017; Gao & Ji 2019"})
 	suite.Register(backbone{
 		name: "gin-sag", conv: gnn.ConvGIN, pool: gnn.PoolSAG,
 		doc: "GIN-ε convolutions + SAGPool (GCN-scored self-attention pooling), supervised on labelled graphs (Xu et al. 2019; Lee et al. 2019)",
-	})
+	}, suite.Info{Row: "SAG Pooling", Family: suite.FamilyPooling, Order: 2, Source: "Xu et al. 2019; Lee et al. 2019"})
 	suite.Register(backbone{
 		name: "gin-asap", conv: gnn.ConvGIN, pool: gnn.PoolASAP,
 		doc: "GIN-ε convolutions + ASAP pooling (attention clusters, LEConv fitness), supervised on labelled graphs (Xu et al. 2019; Ranjan et al. 2020)",
-	})
+	}, suite.Info{Row: "ASAP", Family: suite.FamilyPooling, Order: 1, Source: "Xu et al. 2019; Ranjan et al. 2020"})
 }
 
 // backbone is one of the paper's convolution or pooling rows of Table 2 on

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 )
 
 func runCheck(args []string, stdout io.Writer) error {
@@ -37,7 +38,7 @@ the full names, so checking against it reads the same score back.`)
 	sel := addSelection(fs, "only runs of these statuses (default: all; only finished runs count)")
 	baseline := fs.String("baseline", "", "baseline JSON file (required)")
 	write := fs.Bool("write-baseline", false, "write --baseline from the selected runs instead of checking")
-	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics, "with --write-baseline: the metrics to record")
+	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics(), "with --write-baseline: the metrics to record")
 	thresholds := fs.StringArray("threshold", nil, "METRIC=-0.02 (absolute change) or METRIC=x1.2 (factor); repeatable; recorded by --write-baseline, overrides the baseline's when checking (default: -0.02 for scores, x1.2 for *_seconds)")
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "with --write-baseline: the significance level to record")
 	test := fs.String("test", reports.TestAuto, "with --write-baseline: the test to record: auto, utest, paired")
@@ -64,11 +65,11 @@ the full names, so checking against it reads the same score back.`)
 		}
 		over[reports.ScoredMetric(*score, m)] = th
 	}
-	f, want, err := sel.parse()
+	pick, err := sel.parse()
 	if err != nil {
 		return err
 	}
-	store, rs, err := sel.load(f, want)
+	store, rs, err := sel.load(pick)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ the full names, so checking against it reads the same score back.`)
 	b, err := reports.ReadBaseline(file, *baseline)
 	file.Close()
 	if err != nil {
-		return err
+		return fmt.Errorf("--baseline: %w (rewrite it with --write-baseline)", err)
 	}
 	if *score != reports.NativeScore && !slices.ContainsFunc(b.Cells, func(c reports.BaselineCell) bool {
 		s, _ := reports.SplitScoredMetric(c.Metric)
@@ -129,7 +130,7 @@ the full names, so checking against it reads the same score back.`)
 	if err != nil {
 		return err
 	}
-	if err := reports.RenderPlain(stdout, reports.CheckTable(res), *format); err != nil {
+	if err := table.RenderPlain(stdout, reports.CheckTable(res), *format); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {

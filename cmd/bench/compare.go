@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/ugbench/ugbench/reports"
+	runsel "github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -29,7 +31,7 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 (split seed, seed) repetitions; "~" marks a change that is not significant,
 "too few seeds" a cell the test cannot judge.`)
 	sel := addSelection(fs, "only runs of these statuses (default: all; only finished runs count, the others explain missing seeds)")
-	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics, "metrics to compare, one table each")
+	metrics := fs.StringSlice("metrics", reports.DefaultCompareMetrics(), "metrics to compare, one table each")
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "significance level")
 	test := fs.String("test", reports.TestAuto, "test: auto (paired when both sides share their seeds, else utest), utest, paired")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
@@ -40,21 +42,21 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 		fs.Usage()
 		return fmt.Errorf("give two sides, OLD and NEW (got %d arguments)", fs.NArg())
 	}
-	f, want, err := sel.filters()
+	pick, err := sel.selection()
 	if err != nil {
 		return err
 	}
-	sides := make([]reports.Side, 2)
+	sides := make([]runsel.Side, 2)
 	sideRuns := make([][]runs.Run, 2)
 	for i := range sides {
-		if sides[i], err = reports.ParseSide(fs.Arg(i)); err != nil {
+		if sides[i], err = runsel.ParseSide(fs.Arg(i)); err != nil {
 			return err
 		}
 		db := sides[i].DB
 		if db == "" {
 			db = *sel.db
 		}
-		store, rs, err := loadRuns(db, f, want)
+		store, rs, err := loadRuns(db, pick)
 		if err != nil {
 			return fmt.Errorf("side %q: %w", sides[i].Text, err)
 		}
@@ -69,7 +71,7 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 			}
 		}
 	}
-	old, new := reports.AlignSides(sides[0], sides[1], sideRuns[0], sideRuns[1])
+	old, new := runsel.AlignSides(sides[0], sides[1], sideRuns[0], sideRuns[1])
 	cs, warns, err := reports.Compare(old, new, reports.CompareOptions{Metrics: *metrics, Alpha: *alpha, Test: *test,
 		OldScore: sides[0].Score, NewScore: sides[1].Score})
 	if err != nil {
@@ -79,7 +81,7 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if err := reports.RenderPlain(stdout, p, *format); err != nil {
+		if err := table.RenderPlain(stdout, p, *format); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -35,7 +36,7 @@ func runCurves(args []string, stdout io.Writer) error {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if err := reports.RenderPlain(stdout, p, *format); err != nil {
+		if err := table.RenderPlain(stdout, p, *format); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 )
 
 func runDatasets(args []string, stdout io.Writer) error {
@@ -35,5 +36,5 @@ func runDatasets(args []string, stdout io.Writer) error {
 		info, _ := datasets.LookupInfo(name)
 		rows = append(rows, reports.DatasetRow{Stats: datasets.ComputeStats(ds), Info: info})
 	}
-	return reports.RenderPlain(stdout, reports.DatasetsTable(rows), *format)
+	return table.RenderPlain(stdout, reports.DatasetsTable(rows), *format)
 }

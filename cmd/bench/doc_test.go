@@ -273,3 +273,64 @@ func headingAnchor(h string) string {
 	}
 	return b.String()
 }
+
+// codeMarker precedes a ```go block of a docs page that shows a file of
+// the repository verbatim: <!-- code: PATH --> (PATH from the root).
+var codeMarker = regexp.MustCompile(`^<!-- code: (\S+) -->$`)
+
+// TestDocCode checks that every ```go block marked with codeMarker equals
+// its file, so that a worked example shown in the docs is the one the
+// tests build and run (docs/methods.md, "Adding a method":
+// reports/example_method_test.go). With -update-docs the blocks are
+// rewritten from the files instead.
+func TestDocCode(t *testing.T) {
+	found := 0
+	for _, page := range docPages {
+		src, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(src), "\n")
+		changed := false
+		for i := 0; i < len(lines); i++ {
+			m := codeMarker.FindStringSubmatch(lines[i])
+			if m == nil {
+				continue
+			}
+			found++
+			if i+1 >= len(lines) || lines[i+1] != "```go" {
+				t.Fatalf("%s:%d: %s: want a ```go block on the next line", page, i+1, m[0])
+			}
+			end := i + 2
+			for end < len(lines) && lines[end] != "```" {
+				end++
+			}
+			if end == len(lines) {
+				t.Fatalf("%s:%d: unterminated go block", page, i+2)
+			}
+			file, err := os.ReadFile(filepath.Join("../..", m[1]))
+			if err != nil {
+				t.Fatalf("%s:%d: %v", page, i+1, err)
+			}
+			want := strings.Split(strings.TrimSuffix(string(file), "\n"), "\n")
+			got := lines[i+2 : end]
+			if strings.Join(got, "\n") == strings.Join(want, "\n") {
+				continue
+			}
+			if !*updateDocs {
+				t.Errorf("%s:%d: the go block differs from %s (go test -run TestDocCode ./cmd/bench -update-docs copies it)", page, i+2, m[1])
+				continue
+			}
+			lines = append(lines[:i+2], append(append([]string(nil), want...), lines[end:]...)...)
+			changed = true
+		}
+		if changed {
+			if err := os.WriteFile(page, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no <!-- code: PATH --> block in the docs: the worked example of docs/methods.md is gone")
+	}
+}

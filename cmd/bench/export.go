@@ -23,11 +23,11 @@ func runExport(args []string, stdout io.Writer) error {
 	if *format != "json" && *format != "csv" {
 		return fmt.Errorf("--format %q: want json or csv", *format)
 	}
-	f, want, err := sel.parse()
+	pick, err := sel.parse()
 	if err != nil {
 		return err
 	}
-	store, rs, err := sel.load(f, want)
+	store, rs, err := sel.load(pick)
 	if err != nil {
 		return err
 	}

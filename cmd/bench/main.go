@@ -17,13 +17,14 @@
 //	bench check    CI gate against a committed baseline (exit 0/1/2/3)
 //	bench export   every selected run as JSON or CSV, for pandas or a notebook
 //	bench datasets print Table 1 for the datasets present
-//	bench methods  list registered methods and their hyper-parameters
+//	bench methods  list registered methods in table order, with their rows and hyper-parameters
 //	bench data     fetch datasets from their official archives; verify them
 //
 // Run `bench COMMAND --help` for the flags of each command.
 //
 // randseednop=0 lets bench plot tsne seed math/rand's global source, which
-// go-tsne draws its initial map from (reports.TSNE).
+// go-tsne draws its initial map from: its API takes no source (see
+// figures.TSNE).
 //
 //go:debug randseednop=0
 package main
@@ -74,7 +75,7 @@ var commands = []command{
 	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
-	{"methods", "list registered methods and their default hyper-parameters", runMethods},
+	{"methods", "list registered methods in table order with their paper rows and default hyper-parameters", runMethods},
 	{"data", "fetch NAME...|all: download datasets (checksummed); verify: check what is present", runData},
 }
 

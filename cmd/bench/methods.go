@@ -20,7 +20,7 @@ Lists the registered methods (or the named ones) with their defaults;
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	names := suite.Names()
+	names := suite.TableOrder()
 	if fs.NArg() > 0 {
 		names = fs.Args()
 	}
@@ -29,7 +29,11 @@ Lists the registered methods (or the named ones) with their defaults;
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s\n    %s\n    defaults: %s\n", name, m.Doc(), m.Defaults().Summary())
+		fmt.Fprintf(stdout, "%s\n    %s\n", name, m.Doc())
+		if info, _ := suite.InfoOf(name); info.Row != "" {
+			fmt.Fprintf(stdout, "    paper row: %s (%s)\n", info.Row, info.Family)
+		}
+		fmt.Fprintf(stdout, "    defaults: %s\n", m.Defaults().Summary())
 		if *params {
 			writeParams(stdout, suite.ParamsOf(m))
 		}

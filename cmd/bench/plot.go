@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/figures"
 )
 
 func runPlot(args []string, stdout io.Writer) error {
@@ -39,11 +40,15 @@ func runPlot(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	plots, err := reports.CurvePlots(rs, curves, *names, x)
+	panels, err := reports.CurvePanels(rs, curves, *names)
 	if err != nil {
 		return fmt.Errorf("--curves: %w", err)
 	}
-	if err := reports.SavePlots(plots, *cols, *out); err != nil {
+	plots, err := figures.CurvePlots(panels, x)
+	if err != nil {
+		return err
+	}
+	if err := figures.SavePlots(plots, *cols, *out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d panel(s)\n", *out, len(plots))

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/figures"
+	runsel "github.com/ugbench/ugbench/reports/selection"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -50,15 +54,15 @@ func runReport(args []string, stdout io.Writer) error {
 	if err := store.QuickCheck(); err != nil {
 		return fmt.Errorf("--db: %w", err)
 	}
-	rs, err := store.List(runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios})
+	want, err := parseParams(*params)
 	if err != nil {
 		return err
 	}
-	want, err := reports.ParseParamFilters(*params)
+	pick := runsel.Selection{Filter: runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios}, Params: want}
+	rs, err := pick.Load(store)
 	if err != nil {
 		return err
 	}
-	rs = reports.SelectParams(rs, want)
 	opts := reports.Options{Methods: *methods, Datasets: *dsets, Chance: *chance}
 	switch kind := fs.Arg(0); {
 	case *score == reports.NativeScore:
@@ -73,11 +77,11 @@ func runReport(args []string, stdout io.Writer) error {
 	switch *names {
 	case "registry":
 	case "paper":
-		opts.Names = reports.PaperNames
+		opts.Names = reports.PaperNames()
 	default:
 		return fmt.Errorf("--names %q: want registry or paper", *names)
 	}
-	var t *reports.Table
+	var t *table.Table
 	switch kind := fs.Arg(0); kind {
 	case "results":
 		if *format != "md" && *format != "text" {
@@ -85,7 +89,7 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		var sens []runs.Run
 		for _, file := range *sensDBs {
-			sstore, more, err := loadRuns(file, runs.Filter{Methods: *methods, Datasets: *dsets, Ratios: *ratios}, want)
+			sstore, more, err := loadRuns(file, pick)
 			if err != nil {
 				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
 			}
@@ -130,14 +134,17 @@ func runReport(args []string, stdout io.Writer) error {
 		}
 		opts.Methods = nil
 		if t, err = reports.SensitivityTable(rs, method, fs.Arg(1), *metric, opts); err != nil {
+			if v := (*reports.VaryingError)(nil); errors.As(err, &v) {
+				return fmt.Errorf("%w: choose one with --param %s=VALUE", err, v.Field)
+			}
 			return err
 		}
 		if *plotFile != "" {
-			p, err := reports.SensitivityPlot(t)
+			p, err := figures.SensitivityPlot(t)
 			if err != nil {
 				return err
 			}
-			if err := reports.SavePlot(p, *plotFile); err != nil {
+			if err := figures.SavePlot(p, *plotFile); err != nil {
 				return err
 			}
 		}
@@ -148,7 +155,7 @@ func runReport(args []string, stdout io.Writer) error {
 		if *format != "latex" {
 			return fmt.Errorf("--standalone needs --format latex")
 		}
-		return reports.RenderLaTeXDocument(stdout, t)
+		return table.RenderLaTeXDocument(stdout, t)
 	}
-	return reports.Render(stdout, t, *format)
+	return table.Render(stdout, t, *format)
 }

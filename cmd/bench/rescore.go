@@ -42,15 +42,15 @@ func runRescore(args []string, stdout io.Writer) error {
 	if len(list) == 0 {
 		return fmt.Errorf("--scores: name at least one scorer")
 	}
-	f, want, err := sel.parse()
+	pick, err := sel.parse()
 	if err != nil {
 		return err
 	}
 	if fs.Changed("status") {
 		return fmt.Errorf("--status: bench rescore rescores finished runs only")
 	}
-	f.Status = []runs.Status{runs.StatusFinished}
-	store, rs, err := sel.load(f, want)
+	pick.Filter.Status = []runs.Status{runs.StatusFinished}
+	store, rs, err := sel.load(pick)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -24,7 +25,7 @@ func runRuns(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	f, want, err := sel.parse()
+	pick, err := sel.parse()
 	if err != nil {
 		return err
 	}
@@ -33,13 +34,13 @@ func runRuns(args []string, stdout io.Writer) error {
 		if strings.TrimSpace(*rerun) == "" {
 			return fmt.Errorf("--rerun: give the reason, e.g. --rerun \"loss fix in 1a2b3c\"")
 		}
-		if len(f.Methods) == 0 && len(f.Datasets) == 0 {
+		if len(pick.Filter.Methods) == 0 && len(pick.Filter.Datasets) == 0 {
 			return fmt.Errorf("--rerun: select the runs with --methods or --datasets (and --ratios, --seeds, --param); marking a whole database is refused")
 		}
 	} else if *dryRun {
 		return fmt.Errorf("--dry-run: only with --rerun")
 	}
-	store, rs, err := sel.load(f, want)
+	store, rs, err := sel.load(pick)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func runRuns(args []string, stdout io.Writer) error {
 				return err
 			}
 		}
-		if err := reports.RenderPlain(stdout, reports.RunList(rs, saved), *format); err != nil {
+		if err := table.RenderPlain(stdout, reports.RunList(rs, saved), *format); err != nil {
 			return err
 		}
 		if *format == "text" || *format == "md" {
@@ -120,7 +121,7 @@ func markForRerun(w io.Writer, store *runs.Store, rs []runs.Run, reason string, 
 			list = append(list, r)
 		}
 	}
-	if err := reports.RenderPlain(w, reports.RunList(list, nil), format); err != nil {
+	if err := table.RenderPlain(w, reports.RunList(list, nil), format); err != nil {
 		return err
 	}
 	verb := "marked"

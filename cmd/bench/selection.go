@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ugbench/ugbench/reports"
+	runsel "github.com/ugbench/ugbench/reports/selection"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
@@ -36,23 +36,22 @@ func addSelection(fs *pflag.FlagSet, statusHelp string) *selection {
 }
 
 // parse checks the flags' values and the database file (which must exist:
-// a typo must not create an empty database) and returns the store filter
-// and the --param filters for reports.SelectParams.
-func (s *selection) parse() (runs.Filter, map[string]string, error) {
+// a typo must not create an empty database) and returns the selection.
+func (s *selection) parse() (runsel.Selection, error) {
 	if _, err := os.Stat(*s.db); err != nil {
-		return runs.Filter{}, nil, fmt.Errorf("--db %s: %w", *s.db, err)
+		return runsel.Selection{}, fmt.Errorf("--db %s: %w", *s.db, err)
 	}
-	return s.filters()
+	return s.selection()
 }
 
-// filters checks the flags' values, not the database, and returns the
-// store filter and the --param filters.
-func (s *selection) filters() (runs.Filter, map[string]string, error) {
+// selection checks the flags' values, not the database, and returns the
+// selection they make.
+func (s *selection) selection() (runsel.Selection, error) {
 	f := runs.Filter{Methods: *s.methods, Datasets: *s.datasets, Ratios: *s.ratios}
 	if *s.seeds != "" {
 		var err error
 		if f.Seeds, err = suite.ParseSeeds(*s.seeds); err != nil {
-			return runs.Filter{}, nil, fmt.Errorf("--seeds: %w", err)
+			return runsel.Selection{}, fmt.Errorf("--seeds: %w", err)
 		}
 	}
 	for _, v := range *s.status {
@@ -60,25 +59,34 @@ func (s *selection) filters() (runs.Filter, map[string]string, error) {
 		case runs.StatusRunning, runs.StatusFinished, runs.StatusFailed, runs.StatusInterrupted:
 			f.Status = append(f.Status, st)
 		default:
-			return runs.Filter{}, nil, fmt.Errorf("--status %q: want running, finished, failed or interrupted", v)
+			return runsel.Selection{}, fmt.Errorf("--status %q: want running, finished, failed or interrupted", v)
 		}
 	}
-	want, err := reports.ParseParamFilters(*s.params)
+	params, err := parseParams(*s.params)
 	if err != nil {
-		return runs.Filter{}, nil, err
+		return runsel.Selection{}, err
 	}
-	return f, want, nil
+	return runsel.Selection{Filter: f, Params: params}, nil
 }
 
-// load opens the database and lists the runs that f and the --param
-// filters want; the caller closes the store.
-func (s *selection) load(f runs.Filter, want map[string]string) (*runs.Store, []runs.Run, error) {
-	return loadRuns(*s.db, f, want)
+// parseParams parses the --param flags' values (runsel.ParseParams).
+func parseParams(values []string) (map[string]string, error) {
+	params, err := runsel.ParseParams(values)
+	if err != nil {
+		return nil, fmt.Errorf("--param: %w", err)
+	}
+	return params, nil
+}
+
+// load opens the database and lists the runs that pick selects; the caller
+// closes the store.
+func (s *selection) load(pick runsel.Selection) (*runs.Store, []runs.Run, error) {
+	return loadRuns(*s.db, pick)
 }
 
 // loadRuns opens the database at db, which must exist, and lists the runs
-// f and the --param filters want; the caller closes the store.
-func loadRuns(db string, f runs.Filter, want map[string]string) (*runs.Store, []runs.Run, error) {
+// pick selects; the caller closes the store.
+func loadRuns(db string, pick runsel.Selection) (*runs.Store, []runs.Run, error) {
 	if _, err := os.Stat(db); err != nil {
 		return nil, nil, fmt.Errorf("database %s: %w", db, err)
 	}
@@ -90,26 +98,26 @@ func loadRuns(db string, f runs.Filter, want map[string]string) (*runs.Store, []
 		store.Close()
 		return nil, nil, err
 	}
-	rs, err := store.List(f)
+	rs, err := pick.Load(store)
 	if err != nil {
 		store.Close()
 		return nil, nil, err
 	}
-	return store, reports.SelectParams(rs, want), nil
+	return store, rs, nil
 }
 
 // loadMatching parses the selection flags (status finished unless
 // --status says otherwise), opens the store and lists the selected runs;
 // no matching run is an error. The caller closes the store.
 func (s *selection) loadMatching() (*runs.Store, []runs.Run, error) {
-	f, want, err := s.parse()
+	pick, err := s.parse()
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(f.Status) == 0 {
-		f.Status = []runs.Status{runs.StatusFinished}
+	if len(pick.Filter.Status) == 0 {
+		pick.Filter.Status = []runs.Status{runs.StatusFinished}
 	}
-	store, rs, err := s.load(f, want)
+	store, rs, err := s.load(pick)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,11 +5,11 @@ import (
 	"io"
 	"slices"
 
-	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/figures"
 	"github.com/ugbench/ugbench/runs"
 )
 
-// runPlotTSNE is bench plot tsne: the paper's Figure 6 (reports.TSNEPlots).
+// runPlotTSNE is bench plot tsne: the paper's Figure 6 (figures.TSNEPlots).
 func runPlotTSNE(args []string, stdout io.Writer) error {
 	fs := newFlags("plot tsne", "plot tsne --db FILE [selection] --out FILE.svg|.png|.pdf [flags]")
 	sel := addSelection(fs, "only runs of these statuses (default finished)")
@@ -17,7 +17,7 @@ func runPlotTSNE(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "the figure file: .svg, .png or .pdf (required)")
 	perplexity := fs.Float64("perplexity", 30, "t-SNE perplexity: effective neighbours per point, below the number of test graphs")
 	iterations := fs.Int("iterations", 1000, "t-SNE gradient-descent steps")
-	lr := fs.Float64("learning-rate", reports.DefaultTSNELearningRate, "t-SNE learning rate (go-tsne accumulates gradients: keep it small)")
+	lr := fs.Float64("learning-rate", figures.DefaultTSNELearningRate, "t-SNE learning rate (go-tsne accumulates gradients: keep it small)")
 	seed := fs.Int64("tsne-seed", 0, "seed of t-SNE's initial map")
 	cols := fs.Int("cols", 2, "panels per row")
 	if err := parseFlags(fs, args); err != nil {
@@ -46,12 +46,15 @@ func runPlotTSNE(args []string, stdout io.Writer) error {
 		}
 		return int(a.ID - b.ID)
 	})
-	plots, err := reports.TSNEPlots(rs, store.Embeddings, reports.TSNEConfig{
+	if len(rs) > figures.MaxTSNERuns {
+		return fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection (--methods, --seeds, --ids)", len(rs), figures.MaxTSNERuns)
+	}
+	plots, err := figures.TSNEPlots(rs, store.Embeddings, figures.TSNEConfig{
 		Perplexity: *perplexity, Iterations: *iterations, LearningRate: *lr, Seed: *seed})
 	if err != nil {
 		return err
 	}
-	if err := reports.SavePlots(plots, *cols, *out); err != nil {
+	if err := figures.SavePlots(plots, *cols, *out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d panel(s)\n", *out, len(plots))

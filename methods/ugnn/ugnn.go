@@ -199,9 +199,19 @@ var Variants = []Variant{
 	{"ugnn-wo-up", "UGNN w/o UP: known-class prototypes only", true, true, true, false},
 }
 
+// ugnnPaper is the source of every variant's row.
+const ugnnPaper = "Luo et al. 2023, Towards Semi-supervised Universal Graph Classification"
+
 func init() {
-	for _, v := range Variants {
-		suite.Register(method{v})
+	info := []suite.Info{ // index-aligned with Variants
+		{Row: "UGNN", Family: suite.FamilyUGNN, Source: ugnnPaper},
+		{Row: "w/o S", Family: suite.FamilyAblation, Order: 1, Source: ugnnPaper},
+		{Row: "w/o P", Family: suite.FamilyAblation, Order: 2, Source: ugnnPaper},
+		{Row: "w/o KP", Family: suite.FamilyAblation, Order: 3, Source: ugnnPaper},
+		{Row: "w/o UP", Family: suite.FamilyAblation, Order: 4, Source: ugnnPaper},
+	}
+	for i, v := range Variants {
+		suite.Register(method{v}, info[i])
 	}
 }
 

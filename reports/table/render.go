@@ -1,4 +1,4 @@
-package reports
+package table
 
 import (
 	"bufio"
@@ -13,9 +13,9 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Formats are the format names Render accepts: a terminal table, GitHub
+// Formats returns the format names Render accepts: a terminal table, GitHub
 // Markdown, a LaTeX table (booktabs) and long-format CSV.
-var Formats = []string{"text", "md", "latex", "csv"}
+func Formats() []string { return []string{"text", "md", "latex", "csv"} }
 
 // Empty-cell marks.
 const (
@@ -56,7 +56,7 @@ func Render(w io.Writer, t *Table, format string) error {
 	case "csv":
 		return renderCSV(w, t)
 	}
-	return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats(), ", "))
 }
 
 // RenderLaTeXDocument writes a standalone LaTeX document holding tables (as
@@ -140,7 +140,7 @@ func (t *Table) headers() ([]colGroup, []string) {
 
 // flatHeader is a column's one-line name: "COIL-DEL low", "MNIST low
 // Overall".
-func (c Column) flatHeader() string {
+func (c Column) Header() string {
 	s := c.Dataset + " " + c.Ratio
 	if c.Sub != "" {
 		s += " " + c.Sub
@@ -289,7 +289,7 @@ func renderMarkdown(w io.Writer, t *Table) error {
 	} else {
 		bw.WriteString("| " + mdEscaper.Replace(t.rowHeader()) + " |")
 		for _, c := range t.Columns {
-			bw.WriteString(" " + mdEscaper.Replace(c.flatHeader()) + " |")
+			bw.WriteString(" " + mdEscaper.Replace(c.Header()) + " |")
 		}
 		bw.WriteString("\n| :--- |")
 		for range t.Columns {
@@ -442,3 +442,16 @@ func renderCSV(w io.Writer, t *Table) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// MeanStdText is a cell as the plain tables show it: "mean±std" with 3
+// decimals, "mean (n=1)" for one seed, "–" for no cell.
+func MeanStdText(c *Cell) string {
+	if c == nil {
+		return emptyText
+	}
+	return cellText(c, "±", nil)
+}
+
+// EscapeMarkdown escapes the characters GitHub Markdown would read as
+// markup (\, |, *, _ and `).
+func EscapeMarkdown(s string) string { return mdEscaper.Replace(s) }

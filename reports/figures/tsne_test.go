@@ -1,6 +1,6 @@
 //go:debug randseednop=0
 
-package reports
+package figures
 
 import (
 	"bytes"

@@ -1,4 +1,9 @@
-package reports
+// Package figures draws the reports' figures with gonum/plot: the
+// sensitivity panel of the paper's Figure 4 (SensitivityPlot), per-epoch
+// curves (CurvePlots) and the t-SNE panels of its Figure 6 (TSNE,
+// TSNEPlots), and saves panels as SVG, PNG or PDF (SavePlots). The numbers
+// come from package reports; this package only maps and draws them.
+package figures
 
 import (
 	"fmt"
@@ -18,19 +23,21 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ugbench/ugbench/reports/table"
 )
 
-// PlotFormats are the file extensions SavePlot writes.
-var PlotFormats = []string{".svg", ".png", ".pdf"}
+// PlotFormats returns the file extensions SavePlot writes.
+func PlotFormats() []string { return []string{".svg", ".png", ".pdf"} }
 
 // SensitivityPlot draws a SensitivityTable as a panel of the paper's
 // Figure 4 (gonum/plot): x = the parameter's values, y = the metric, one
 // line with markers per dataset × ratio column and a translucent band of
 // mean ± std around it. Rows whose value is not a number, and empty cells,
 // are skipped; a table with no plottable point is an error.
-func SensitivityPlot(t *Table) (*plot.Plot, error) {
+func SensitivityPlot(t *table.Table) (*plot.Plot, error) {
 	if t == nil || t.RowHeader == "" {
-		return nil, fmt.Errorf("reports: SensitivityPlot needs a SensitivityTable")
+		return nil, fmt.Errorf("figures: SensitivityPlot needs a SensitivityTable")
 	}
 	p := plot.New()
 	p.Title.Text = t.Title
@@ -71,7 +78,7 @@ func SensitivityPlot(t *Table) (*plot.Plot, error) {
 		}
 	}
 	if points == 0 {
-		return nil, fmt.Errorf("reports: %s has no value to plot", t.Title)
+		return nil, fmt.Errorf("figures: %s has no value to plot", t.Title)
 	}
 	return p, nil
 }
@@ -141,7 +148,7 @@ func SavePlots(panels []*plot.Plot, cols int, file string) error {
 	case ".pdf":
 		canvas = vgpdf.New(w, h)
 	default:
-		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats, ", "))
+		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats(), ", "))
 	}
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {

@@ -1,4 +1,4 @@
-package reports
+package selection
 
 import (
 	"fmt"
@@ -11,12 +11,13 @@ import (
 )
 
 // Side is one side of `bench compare`: which runs it takes, on top of the
-// filters both sides share. Parse one with ParseSide.
+// selection both sides share, and the unknown score it reads. Parse one
+// with ParseSide.
 type Side struct {
 	// Text is the side as given, e.g. "commit=1a2b3c"; tables name the
 	// side by it.
 	Text string
-	// DB is the side's database file ("" = the command's --db).
+	// DB is the side's database file ("" = the command's database).
 	DB string
 	// Commit, when not "", keeps the runs whose provenance git commit
 	// starts with it.
@@ -27,19 +28,20 @@ type Side struct {
 	// (suite.Protocol.Alpha), compared as numbers.
 	Alpha string
 	// Params keep the runs whose hyper-parameter KEY has the value
-	// (compared as numbers when both parse as numbers, else as %v text);
-	// runs without KEY are dropped.
+	// (SameValue; Unset for runs without KEY); unlike Selection.Params, a
+	// side drops the runs of methods without KEY.
 	Params map[string]string
-	// Score is the unknown score the side reads ("" = NativeScore): it
-	// selects no runs but the metrics, "Score:metric" for a post-hoc
-	// scorer (ScoredMetric). Two sides that select the same runs and
+	// Score is the unknown score the side reads ("" = suite.NativeScore):
+	// it selects no runs but the metrics, "Score:metric" for a post-hoc
+	// scorer (reports.ScoredMetric). Two sides that select the same runs and
 	// differ in Score compare two scores of the same runs, paired run by
 	// run (Compare).
 	Score string
 }
 
 // ParseSide parses a side of `bench compare`: a database file (an
-// argument without '='), or comma-separated terms KEY=VALUE where KEY is
+// argument without '='), or comma-separated terms KEY=VALUE (ParseTerm)
+// where KEY is
 // db (a database file), commit (a git commit prefix), method, alpha (the
 // OOD multiplier), score (the unknown score: native or a post-hoc scorer's
 // label, e.g. score=knn), or any other name, a hyper-parameter (tau=0.2).
@@ -55,10 +57,9 @@ func ParseSide(arg string) (Side, error) {
 	}
 	seen := map[string]bool{}
 	for _, term := range strings.Split(arg, ",") {
-		k, v, ok := strings.Cut(term, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return s, fmt.Errorf("side %q: term %q: want KEY=VALUE (db, commit, method, alpha, score or a hyper-parameter)", arg, term)
+		k, v, err := ParseTerm(term)
+		if err != nil {
+			return s, fmt.Errorf("side %q: %w (KEY db, commit, method, alpha, score or a hyper-parameter)", arg, err)
 		}
 		if seen[k] {
 			return s, fmt.Errorf("side %q: %s given twice", arg, k)
@@ -98,13 +99,13 @@ func (s Side) Select(rs []runs.Run) []runs.Run {
 		if s.Method != "" && r.Spec.Method != s.Method {
 			continue
 		}
-		if s.Alpha != "" && !suite.SameValue(r.Spec.Protocol.Alpha, s.Alpha) {
+		if s.Alpha != "" && !SameValue(r.Spec.Protocol.Alpha, s.Alpha) {
 			continue
 		}
 		keep := true
 		for k, v := range s.Params {
 			got, ok := r.Spec.Params[k]
-			if !ok || !suite.SameValue(got, v) {
+			if (ok && !SameValue(got, v)) || (!ok && v != Unset) {
 				keep = false
 				break
 			}

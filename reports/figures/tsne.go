@@ -1,4 +1,4 @@
-package reports
+package figures
 
 import (
 	"errors"
@@ -47,7 +47,13 @@ type TSNEConfig struct {
 const DefaultTSNELearningRate = 10
 
 // tsneMu serialises TSNE: go-tsne draws from math/rand's global source,
-// which TSNE seeds.
+// which TSNE seeds. This is the one package-level mutable state of the
+// reports packages, and it is go-tsne's: its API takes no source (NewTSNE
+// has no parameter for one, and EmbedData draws the initial map in the
+// unexported initSolution through the top-level rand.NormFloat64), so a
+// seeded *rand.Rand cannot be handed to it. The ways out are a fork of
+// go-tsne (one file, BSD-licensed) that takes a *rand.Rand, which would
+// also free cmd/bench of //go:debug randseednop=0, or another t-SNE.
 var tsneMu sync.Mutex
 
 // TSNE maps the n rows of e (n × e.Dim) to 2-D with go-tsne and returns
@@ -136,7 +142,7 @@ var unknownGrey = color.NRGBA{R: 150, G: 150, B: 150, A: 160}
 // that differ are an error.
 func TSNEPlot(panel TSNEPanel) (*plot.Plot, error) {
 	if len(panel.Points) != len(panel.Truth) {
-		return nil, fmt.Errorf("reports: t-SNE panel %s: %d points, %d classes", panel.Title, len(panel.Points), len(panel.Truth))
+		return nil, fmt.Errorf("figures: t-SNE panel %s: %d points, %d classes", panel.Title, len(panel.Points), len(panel.Truth))
 	}
 	p := plot.New()
 	p.Title.Text = panel.Title
@@ -248,7 +254,7 @@ func TSNEPlots(rs []runs.Run, emb func(id int64) (*suite.Embeddings, error), cfg
 		return nil, fmt.Errorf("t-SNE: no run selected")
 	}
 	if len(rs) > MaxTSNERuns {
-		return nil, fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection (--methods, --seeds, --ids)", len(rs), MaxTSNERuns)
+		return nil, fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection", len(rs), MaxTSNERuns)
 	}
 	var out []*plot.Plot
 	for _, r := range rs {
