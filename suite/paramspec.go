@@ -314,6 +314,35 @@ func ofKind(v any, k Kind) bool {
 	return false
 }
 
+// Replace returns s with each declaration of ps in place of s's of the same
+// name (s is unchanged), e.g. a variant of a method with other defaults;
+// a name s does not declare panics.
+func (s ParamSet) Replace(ps ...Declared) ParamSet {
+	out := ParamSet{specs: slices.Clone(s.specs)}
+	for _, p := range ps {
+		sp := p.Spec()
+		i := slices.IndexFunc(out.specs, func(o ParamSpec) bool { return o.Name == sp.Name })
+		if i < 0 {
+			panic(fmt.Sprintf("suite: parameter %q replaced but not declared", sp.Name))
+		}
+		if err := sp.Check(sp.Default); err != nil {
+			panic(fmt.Sprintf("suite: parameter %q: default: %v", sp.Name, err))
+		}
+		out.specs[i] = sp
+	}
+	return out
+}
+
+// WithoutLegacy returns s with no legacy values: the set of a new method,
+// which no stored run predates.
+func (s ParamSet) WithoutLegacy() ParamSet {
+	out := ParamSet{specs: slices.Clone(s.specs)}
+	for i := range out.specs {
+		out.specs[i].Legacy = nil
+	}
+	return out
+}
+
 // Specs returns the declarations in declaration order.
 func (s ParamSet) Specs() []ParamSpec { return slices.Clone(s.specs) }
 

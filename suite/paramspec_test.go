@@ -68,6 +68,13 @@ func TestParamSet(t *testing.T) {
 	if got := set.With(Float("lr", 1e-3, Positive, "")).Specs(); len(got) != 5 || len(set.Specs()) != 4 {
 		t.Errorf("With: %d specs, set has %d", len(got), len(set.Specs()))
 	}
+	plus := set.Replace(Enum("conv", "sage", "", "gin", "sage")).WithoutLegacy()
+	if got, want := plus.Defaults(), (Params{"steps": 0, "tau": 0.1, "swap": false, "conv": "sage"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Replace: Defaults = %v, want %v", got, want)
+	}
+	if len(plus.Legacy()) != 0 || len(set.Legacy()) != 2 || set.Defaults()["conv"] != "gin" {
+		t.Errorf("WithoutLegacy: %v; the original set changed: %v %v", plus.Legacy(), set.Legacy(), set.Defaults())
+	}
 	if s, _ := set.Lookup("conv"); s.Valid() != "gin|sage" {
 		t.Errorf("Valid = %q", s.Valid())
 	}
@@ -76,6 +83,7 @@ func TestParamSet(t *testing.T) {
 	}
 	for name, bad := range map[string]func(){
 		"duplicate":       func() { Declare(steps, steps) },
+		"replace unknown": func() { set.Replace(Float("lr", 1e-3, Positive, "")) },
 		"default range":   func() { Declare(steps.WithDefault(-1)) },
 		"default choice":  func() { Declare(Enum("conv", "gcn", "", "gin", "sage")) },
 		"legacy type":     func() { Declare(ParamSpec{Name: "x", Kind: KindInt, Default: 1, Legacy: 1.0}) },

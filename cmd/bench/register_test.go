@@ -30,6 +30,7 @@ func TestTableOrder(t *testing.T) {
 		{"gla", "GLA", suite.FamilySemiSupervised},
 		{"rgcl", "RGCL", suite.FamilySemiSupervised},
 		{"ugnn", "UGNN", suite.FamilyUGNN},
+		{"ugnn-plus", "UGNN+", suite.FamilyUGNN},
 		{"ugnn-wo-s", "w/o S", suite.FamilyAblation},
 		{"ugnn-wo-p", "w/o P", suite.FamilyAblation},
 		{"ugnn-wo-kp", "w/o KP", suite.FamilyAblation},
