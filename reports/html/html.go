@@ -51,8 +51,9 @@ type Input struct {
 	Options reports.Options
 	// DB is the database as the command line named it (--db).
 	DB string
-	// SelectionArgs are the bench report flags of the selection (e.g.
-	// "--methods", "wl,ugnn"), added to every table's command.
+	// SelectionArgs are the bench report flags of the selection, each
+	// "--flag=value" (or "--param", "k=v"), added to every table's command
+	// (but --methods to a sensitivity table's, which names its method).
 	SelectionArgs []string
 	// Command is the command line that wrote the page.
 	Command string
@@ -145,7 +146,14 @@ func (p *page) endSection() { p.body.WriteString("</section>\n") }
 func (p *page) command(db string, args []string) []string {
 	out := append([]string{"report"}, args...)
 	out = append(out, "--db", db)
-	return append(out, p.in.SelectionArgs...)
+	for _, a := range p.in.SelectionArgs {
+		// A sensitivity table is one method's: its command names it.
+		if args[0] == "sensitivity" && strings.HasPrefix(a, "--methods=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func shellJoin(args []string) string {
