@@ -18,7 +18,7 @@ DATA ?= $(shell if [ -d ../shared/datasets ]; then echo ../shared/datasets; else
 DB ?= demo.db
 DEMO_GRID = --methods gin-topk,wl --datasets Letter-high --ratios low,high --seeds 0,1,2
 
-.PHONY: build demo results scores-doc test slurm-test bench fuzz vet clean
+.PHONY: build demo results html scores-doc test slurm-test bench fuzz vet clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/bench ./cmd/bench
@@ -36,6 +36,13 @@ demo: build
 RESULTS_DB ?= $(DB)
 results: build
 	./bin/bench report results --db $(RESULTS_DB) > RESULTS.md
+
+# The same database as one self-contained page (docs/report.html): every
+# table with the paper's values beside ours, the figures, and each cell's
+# runs: make html RESULTS_DB=/path/to/runs.db [SENS_DB=/path/to/sens.db]
+SENS_DB ?=
+html: build
+	./bin/bench report html --db $(RESULTS_DB) $(if $(SENS_DB),--sensitivity-db $(SENS_DB)) -o docs/report.html
 
 # The rows × unknown-scores tables (docs/unknown-scores.md) from a database of
 # runs with post-hoc scores: make scores-doc SCORES_DB=/path/to/runs.db

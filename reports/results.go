@@ -267,10 +267,37 @@ func provenanceLines(done []runs.Run) []string {
 
 // writeProtocol lists the protocol settings, seeds and budgets of done.
 func writeProtocol(w *bufio.Writer, done []runs.Run) {
+	lines, budget := ProtocolLines(done)
+	fmt.Fprintf(w, "## Protocol and budget\n\n")
+	for _, l := range lines {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	if len(budget) == 0 {
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "- supervised optimizer steps (UGNN: warm-up and semi-supervised steps together):\n")
+	for _, l := range budget {
+		fmt.Fprintf(w, "  - %s\n", l)
+	}
+	fmt.Fprintln(w)
+}
+
+// ProvenanceLines are the lines of the results document's provenance
+// section for the finished runs done: their commits, builds and backends,
+// each value in backticks (Markdown code) with its number of runs.
+func ProvenanceLines(done []runs.Run) []string { return provenanceLines(done) }
+
+// ProtocolLines are the lines of the results document's "Protocol and
+// budget" section for the finished runs done: the protocol settings and
+// the split and run seeds (lines), then one line per method and dataset
+// with its supervised optimizer steps (budget; UGNN: warm-up and
+// semi-supervised steps together), sorted by dataset, then method.
+func ProtocolLines(done []runs.Run) (lines, budget []string) {
 	proto := map[string]bool{}
 	splits, seeds := map[int64]bool{}, map[int64]bool{}
 	type budgetKey struct{ method, dataset string }
-	budget := map[budgetKey]map[string]bool{}
+	steps := map[budgetKey]map[string]bool{}
 	for _, r := range done {
 		p := r.Spec.Protocol
 		proto[fmt.Sprintf("test_frac %g, class split %s, α %g", p.TestFrac, p.ClassSplit, p.Alpha)] = true
@@ -278,35 +305,31 @@ func writeProtocol(w *bufio.Writer, done []runs.Run) {
 		seeds[r.Spec.Seed] = true
 		if _, ok := r.Spec.Params[suite.StepsParam]; ok {
 			k := budgetKey{r.Spec.Method, r.Spec.Dataset}
-			if budget[k] == nil {
-				budget[k] = map[string]bool{}
+			if steps[k] == nil {
+				steps[k] = map[string]bool{}
 			}
 			b := fmt.Sprintf("%d", r.Spec.Params.Int(suite.StepsParam))
 			if _, ok := r.Spec.Params["batch_size"]; ok {
 				b += fmt.Sprintf(" × batch %d", r.Spec.Params.Int("batch_size"))
 			}
-			budget[k][b] = true
+			steps[k][b] = true
 		}
 	}
-	fmt.Fprintf(w, "## Protocol and budget\n\n")
-	fmt.Fprintf(w, "- protocol: %s\n", strings.Join(slices.Sorted(maps.Keys(proto)), "; "))
-	fmt.Fprintf(w, "- split %s; run %s\n", seedList(slices.Sorted(maps.Keys(splits))), seedList(slices.Sorted(maps.Keys(seeds))))
-	if len(budget) == 0 {
-		fmt.Fprintln(w)
-		return
+	lines = []string{
+		"protocol: " + strings.Join(slices.Sorted(maps.Keys(proto)), "; "),
+		fmt.Sprintf("split %s; run %s", seedList(slices.Sorted(maps.Keys(splits))), seedList(slices.Sorted(maps.Keys(seeds)))),
 	}
-	keys := slices.Collect(maps.Keys(budget))
+	keys := slices.Collect(maps.Keys(steps))
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].dataset != keys[j].dataset {
 			return keys[i].dataset < keys[j].dataset
 		}
 		return keys[i].method < keys[j].method
 	})
-	fmt.Fprintf(w, "- supervised optimizer steps (UGNN: warm-up and semi-supervised steps together):\n")
 	for _, k := range keys {
-		fmt.Fprintf(w, "  - %s on %s: %s\n", k.method, k.dataset, strings.Join(slices.Sorted(maps.Keys(budget[k])), ", "))
+		budget = append(budget, fmt.Sprintf("%s on %s: %s", k.method, k.dataset, strings.Join(slices.Sorted(maps.Keys(steps[k])), ", ")))
 	}
-	fmt.Fprintln(w)
+	return lines, budget
 }
 
 func orUnknown(s string) string {

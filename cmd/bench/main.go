@@ -5,7 +5,8 @@
 //	bench merge    combine run databases (e.g. a grid's shards) into one
 //	bench slurm    write a Slurm job-array script that runs a grid in shards
 //	bench report   print the paper's tables (accuracy, f1, ablation, metric,
-//	               results, sensitivity with --plot)
+//	               results, sensitivity with --plot); html: every table,
+//	               figure and run as one self-contained page
 //	bench runs     list stored runs with their status
 //	bench curves   print per-epoch curves, mean±std over seeds
 //	bench plot     draw figures to SVG/PNG/PDF: per-epoch curves; t-SNE of
@@ -65,7 +66,7 @@ var commands = []command{
 	{"grid", "run methods × datasets × ratios × seeds, storing every run", runGrid},
 	{"merge", "combine run databases, e.g. the shards of a grid: merge OUT.db IN.db...", runMerge},
 	{"slurm", "write an sbatch job-array script running a grid in shards, then merging them", runSlurm},
-	{"report", "print a table: accuracy | f1 | ablation | metric NAME", runReport},
+	{"report", "print a table: accuracy | f1 | ablation | metric NAME | scorers | results | sensitivity PARAM | html (one page)", runReport},
 	{"runs", "list stored runs with status and error", runRuns},
 	{"curves", "per-epoch curves (loss, OOD-set precision, ...) averaged over seeds", runCurves},
 	{"plot", "draw figures: plot curves|tsne --out FILE.svg|.png (per-epoch curves; t-SNE of test embeddings, Figure 6)", runPlot},

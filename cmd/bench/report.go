@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ugbench/ugbench/reports"
 	"github.com/ugbench/ugbench/reports/figures"
+	"github.com/ugbench/ugbench/reports/html"
 	runsel "github.com/ugbench/ugbench/reports/selection"
 	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
@@ -16,7 +21,7 @@ import (
 )
 
 func runReport(args []string, stdout io.Writer) error {
-	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|scorers|results|sensitivity PARAM [flags]")
+	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|scorers|results|sensitivity PARAM|html [flags]")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
@@ -29,19 +34,30 @@ func runReport(args []string, stdout io.Writer) error {
 	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
 	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter; scorers: the metric of the cells (default there ood_auroc)")
 	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
-	sensDBs := fs.StringSlice("sensitivity-db", nil, "results: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
+	sensDBs := fs.StringSlice("sensitivity-db", nil, "results, html: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
+	out := fs.StringP("out", "o", "", "html: the page's file (default: standard output)")
+	curveNames := fs.StringSlice("curves", []string{"loss"}, "html: the training curves drawn, a panel per curve and ratio (none: no curves)")
+	tsneRuns := fs.Int("tsne", 4, "html: the most t-SNE panels (paper Figure 6), one run per row, dataset and ratio with stored embeddings (0: none)")
+	tsneIters := fs.Int("tsne-iterations", 1000, "html: t-SNE gradient-descent steps per panel (about 20 ms each on Letter-high)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, scorers (rows × unknown scores), results (the results document) or sensitivity PARAM")
+		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, scorers (rows × unknown scores), results (the results document), sensitivity PARAM or html (every table and figure as one page)")
 	}
 	if *plotFile != "" && fs.Arg(0) != "sensitivity" {
 		return fmt.Errorf("--plot: only with report sensitivity")
 	}
-	if len(*sensDBs) > 0 && fs.Arg(0) != "results" {
-		return fmt.Errorf("--sensitivity-db: only with report results (report sensitivity PARAM reads --db)")
+	if len(*sensDBs) > 0 && fs.Arg(0) != "results" && fs.Arg(0) != "html" {
+		return fmt.Errorf("--sensitivity-db: only with report results and html (report sensitivity PARAM reads --db)")
+	}
+	if fs.Arg(0) != "html" {
+		for _, f := range []string{"out", "curves", "tsne", "tsne-iterations"} {
+			if fs.Changed(f) {
+				return fmt.Errorf("--%s: only with report html", f)
+			}
+		}
 	}
 	if _, err := os.Stat(*db); err != nil {
 		return fmt.Errorf("--db %s: %w (run `bench grid --db %s ...` first)", *db, err, *db)
@@ -66,7 +82,7 @@ func runReport(args []string, stdout io.Writer) error {
 	opts := reports.Options{Methods: *methods, Datasets: *dsets, Chance: *chance}
 	switch kind := fs.Arg(0); {
 	case *score == reports.NativeScore:
-	case kind == "scorers" || kind == "results":
+	case kind == "scorers" || kind == "results" || kind == "html":
 		return fmt.Errorf("--score: report %s shows every score; --score is for accuracy, f1, ablation, metric and sensitivity", kind)
 	default:
 		if err := reports.CheckScore(rs, *score); err != nil {
@@ -97,6 +113,46 @@ func runReport(args []string, stdout io.Writer) error {
 			sens = append(sens, more...)
 		}
 		return reports.Results(stdout, rs, opts, "bench "+strings.Join(append([]string{"report"}, args...), " "), sens)
+	case "html":
+		if fs.Changed("format") {
+			return fmt.Errorf("report html writes HTML; --format is not for it")
+		}
+		var sens []runs.Run
+		for _, file := range *sensDBs {
+			sstore, more, err := loadRuns(file, pick)
+			if err != nil {
+				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
+			}
+			sstore.Close()
+			sens = append(sens, more...)
+		}
+		in := html.Input{
+			Runs: rs, Options: opts, DB: *db, SelectionArgs: selectionArgs(fs),
+			Command: "bench " + strings.Join(append([]string{"report"}, args...), " "),
+			Sens:    sens, SensDBs: *sensDBs,
+			Embeddings: store.Embeddings, TSNERuns: *tsneRuns,
+			TSNE: figures.TSNEConfig{Perplexity: 30, Iterations: *tsneIters, LearningRate: figures.DefaultTSNELearningRate},
+		}
+		if names := slices.DeleteFunc(slices.Clone(*curveNames), func(s string) bool { return s == "none" }); len(names) > 0 {
+			in.CurveNames = names
+			in.Curves = map[int64][]suite.CurvePoint{}
+			for _, r := range rs {
+				if r.Status != runs.StatusFinished {
+					continue
+				}
+				if in.Curves[r.ID], err = store.Curves(r.ID); err != nil {
+					return err
+				}
+			}
+		}
+		if *out == "" {
+			return html.Write(stdout, in)
+		}
+		var buf bytes.Buffer
+		if err := html.Write(&buf, in); err != nil {
+			return err
+		}
+		return os.WriteFile(*out, buf.Bytes(), 0o644)
 	case "accuracy":
 		t = reports.AccuracyTable(rs, opts)
 	case "f1":
@@ -149,7 +205,7 @@ func runReport(args []string, stdout io.Writer) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, scorers, results or sensitivity PARAM", kind)
+		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, scorers, results, sensitivity PARAM or html", kind)
 	}
 	if *standalone {
 		if *format != "latex" {
@@ -158,4 +214,26 @@ func runReport(args []string, stdout io.Writer) error {
 		return table.RenderLaTeXDocument(stdout, t)
 	}
 	return table.Render(stdout, t, *format)
+}
+
+// selectionArgs are the flags of fs that select runs or name rows, as
+// given, so that the page's tables name the bench report command that
+// prints them.
+func selectionArgs(fs *pflag.FlagSet) []string {
+	var out []string
+	for _, name := range []string{"methods", "datasets", "ratios", "names", "chance"} {
+		if f := fs.Lookup(name); f.Changed {
+			v := f.Value.String()
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				v = strings.Join(sv.GetSlice(), ",")
+			}
+			out = append(out, "--"+name+"="+v)
+		}
+	}
+	if f := fs.Lookup("param"); f.Changed {
+		for _, v := range f.Value.(pflag.SliceValue).GetSlice() {
+			out = append(out, "--param", v)
+		}
+	}
+	return out
 }

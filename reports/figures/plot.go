@@ -6,12 +6,14 @@
 package figures
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,22 +135,43 @@ func SavePlots(panels []*plot.Plot, cols int, file string) error {
 	if len(panels) == 0 {
 		return fmt.Errorf("plot file %s: no panel to draw", file)
 	}
+	ext := strings.ToLower(filepath.Ext(file))
+	if !slices.Contains(PlotFormats(), ext) {
+		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats(), ", "))
+	}
+	var buf bytes.Buffer
+	if err := WritePlots(&buf, panels, cols, ext); err != nil {
+		return fmt.Errorf("plot file %s: %w", file, err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("plot file %s: %w", file, err)
+	}
+	return nil
+}
+
+// WritePlots draws panels as SavePlots does and writes the figure to w in
+// format, one of PlotFormats (".svg", ".png", ".pdf"): the HTML report
+// inlines the SVG of a buffer.
+func WritePlots(w io.Writer, panels []*plot.Plot, cols int, format string) error {
+	if len(panels) == 0 {
+		return fmt.Errorf("no panel to draw")
+	}
 	cols = max(1, min(cols, len(panels)))
 	rows := (len(panels) + cols - 1) / cols
-	w, h := vg.Length(cols)*12*vg.Centimeter, vg.Length(rows)*9*vg.Centimeter
+	wd, h := vg.Length(cols)*12*vg.Centimeter, vg.Length(rows)*9*vg.Centimeter
 	var canvas interface {
 		vg.CanvasSizer
 		io.WriterTo
 	}
-	switch ext := strings.ToLower(filepath.Ext(file)); ext {
+	switch format {
 	case ".svg":
-		canvas = vgsvg.New(w, h)
+		canvas = vgsvg.New(wd, h)
 	case ".png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+		canvas = vgimg.PngCanvas{Canvas: vgimg.New(wd, h)}
 	case ".pdf":
-		canvas = vgpdf.New(w, h)
+		canvas = vgpdf.New(wd, h)
 	default:
-		return fmt.Errorf("plot file %s: want an extension of %s", file, strings.Join(PlotFormats(), ", "))
+		return fmt.Errorf("figure format %q: want one of %s", format, strings.Join(PlotFormats(), ", "))
 	}
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
@@ -170,16 +193,6 @@ func SavePlots(panels []*plot.Plot, cols int, file string) error {
 			}
 		}
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return fmt.Errorf("plot file %s: %w", file, err)
-	}
-	if _, err := canvas.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("plot file %s: %w", file, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("plot file %s: %w", file, err)
-	}
-	return nil
+	_, err := canvas.WriteTo(w)
+	return err
 }

@@ -60,3 +60,52 @@ func TestRenderPlainAndFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderHTML: each cell's mean, std and n as the other formats show
+// them, the CSV's key in data attributes, the best cell marked, the
+// paper's value and the difference as displayed, the chance row's exact
+// value alone, links, and escaping.
+func TestRenderHTML(t *testing.T) {
+	tbl := &Table{
+		Rows: []Row{{Key: "a<b", Label: "A<B", Method: "a<b"}, {Key: "c", Label: "c", Method: "c", Group: 1}, {Key: "chance", Label: "chance", Reference: true, Group: 2}},
+		Columns: []Column{
+			{Dataset: "D", Ratio: "low", Metric: "accuracy"},
+			{Dataset: "D", Ratio: "high", Metric: "accuracy"},
+		},
+		Cells: [][]*Cell{
+			{{Key: Key{"a<b", "D", "low"}, Metric: "accuracy", Mean: 0.5126, Std: 0.01, N: 3}, nil},
+			{{Key: Key{"c", "D", "low"}, Metric: "accuracy", Mean: 0.4, Std: 0.02, N: 2}, {Key: Key{"c", "D", "high"}, Metric: "accuracy", Mean: 0.3, N: 1}},
+			{{Key: Key{"chance", "D", "low"}, Metric: "chance_accuracy", Mean: 0.1, N: 1, Exact: true}, nil},
+		},
+	}
+	paper := &Table{Rows: []Row{{Key: "a<b"}}, Columns: tbl.Columns,
+		Cells: [][]*Cell{{{Mean: 0.5, Std: 0.02, N: 0}, nil}}}
+	var b bytes.Buffer
+	err := RenderHTML(&b, tbl, HTMLOptions{Paper: paper, Attrs: ` id="x"`, Link: func(i, j int) string {
+		if i == 0 {
+			return "#runs-a"
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		`<table class="results" id="x">`,
+		`<th colspan="2" class="group">D</th>`,
+		`<th class="leaf" data-dataset="D" data-ratio="low" data-metric="accuracy">Low Ratio</th>`,
+		`<tr data-i="0" data-row="a&lt;b" class="rule"><th class="label" scope="row">A&lt;B</th>`,
+		`<td class="v best"><a href="#runs-a"><span class="m">0.513</span><span class="s">±0.010</span></a> <span class="n">n=3</span><span class="p">paper <span class="pv">0.500±0.020</span> <span class="up">+0.013</span></span></td><td class="e">–</td>`,
+		`<span class="m">0.300</span><span class="s">±0.000</span> <span class="n">n=1</span>`,
+		`<tr data-i="2" data-row="chance" class="reference"><th class="label" scope="row">chance</th><td class="v"><span class="m">0.100</span></td>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("RenderHTML lacks\n%s\nin\n%s", want, got)
+		}
+	}
+	b.Reset()
+	if err := RenderHTML(&b, &Table{}, HTMLOptions{}); err != nil || !strings.Contains(b.String(), "(no results)") {
+		t.Errorf("empty table: %v %q", err, b.String())
+	}
+}
