@@ -41,10 +41,12 @@ func SplitScorerMetric(name string) (label, metric string) {
 }
 
 // DefaultScorers are the post-hoc scorers `bench grid` and `bench rescore`
-// apply when none are named (suite/scorers: Parse specs). knn runs with
-// k = 1 and k = 10: with 300–2,500 labelled graphs the nearest neighbour
-// and a smoothed distance both have a case (docs/protocol.md §4.1).
-var DefaultScorers = []string{"msp", "maxlogit", "energy", "mahalanobis", "knn", "knn:k=10"}
+// apply when none are named (suite/scorers.Parse specs), a new slice each
+// call. knn runs with k = 1, best on D^u, and k = 10, the smoothed
+// alternative (docs/protocol.md §4.1).
+func DefaultScorers() []string {
+	return []string{"msp", "maxlogit", "energy", "mahalanobis", "knn", "knn:k=10"}
+}
 
 // Outputs are what the post-hoc scorers read of one finished run, kept so
 // that a stored run can be rescored without retraining (bench rescore):

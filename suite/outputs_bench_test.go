@@ -38,7 +38,7 @@ func BenchmarkScoreOutputs(b *testing.B) {
 		o.LabelledLabels[i] = i % c
 	}
 	o.RoundFloat16()
-	list, err := scorers.ParseList(DefaultScorers)
+	list, err := scorers.ParseList(DefaultScorers())
 	if err != nil {
 		b.Fatal(err)
 	}

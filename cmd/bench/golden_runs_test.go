@@ -44,7 +44,7 @@ func TestGoldenRuns(t *testing.T) {
 	dir := t.TempDir() // empty: Letter-high comes from the embedded copy
 	runner := &suite.Runner{DataDir: dir, Backend: "go"}
 	var err error
-	if runner.Scorers, err = parseScorers(suite.DefaultScorers); err != nil {
+	if runner.Scorers, err = parseScorers(suite.DefaultScorers()); err != nil {
 		t.Fatal(err)
 	}
 	info, _ := datasets.LookupInfo("Letter-high")

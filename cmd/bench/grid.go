@@ -41,7 +41,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "list the run specs (done, running in another process, or to do) and the estimated wall time of those to do, without running")
 	estimateFrom := fs.StringSlice("estimate-from", nil, "with --dry-run: also take the wall-time estimate from the finished runs of these databases (default: --db only)")
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
-	scoreSpecs := fs.StringSlice("scores", suite.DefaultScorers, "post-hoc unknown scorers applied to every GNN and kernel run beside its native score, e.g. knn:k=5,energy:t=2 (see `bench scorers`); \"none\" applies none")
+	scoreSpecs := fs.StringSlice("scores", suite.DefaultScorers(), "post-hoc unknown scorers applied to every GNN and kernel run beside its native score, e.g. knn:k=5,energy:t=2 (see `bench scorers`); \"none\" applies none")
 	keepOutputs := fs.Bool("keep-outputs", true, "store each run's logits and embeddings (float16, gzip) so that `bench rescore` can add scorers without retraining")
 	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
 	if err := parseFlags(fs, args); err != nil {

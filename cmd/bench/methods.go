@@ -72,7 +72,7 @@ func runScorers(args []string, stdout io.Writer) error {
 	for _, name := range scorers.Names() {
 		fmt.Fprintf(stdout, "%s\n    %s\n    defaults: %s\n", name, scorers.Doc(name), paramSummary(scorers.Defaults(name)))
 	}
-	fmt.Fprintf(stdout, "\nbench grid and bench rescore apply by default: %s\n", strings.Join(suite.DefaultScorers, ","))
+	fmt.Fprintf(stdout, "\nbench grid and bench rescore apply by default: %s\n", strings.Join(suite.DefaultScorers(), ","))
 	return nil
 }
 

@@ -28,7 +28,7 @@ func parseScorers(specs []string) ([]scorers.Scorer, error) {
 func runRescore(args []string, stdout io.Writer) error {
 	fs := newFlags("rescore", "rescore --db FILE [--scores LIST] [selection flags]")
 	sel := addSelection(fs, "not for rescore: only finished runs are rescored")
-	scoreSpecs := fs.StringSlice("scores", suite.DefaultScorers, "post-hoc unknown scorers to add or recompute on the stored outputs, e.g. knn:k=5,mahalanobis:shrink=0.5 (see `bench scorers`)")
+	scoreSpecs := fs.StringSlice("scores", suite.DefaultScorers(), "post-hoc unknown scorers to add or recompute on the stored outputs, e.g. knn:k=5,mahalanobis:shrink=0.5 (see `bench scorers`)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

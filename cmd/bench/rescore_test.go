@@ -26,7 +26,7 @@ func TestRescoreEqualsFreshRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := storedMetrics(t, db)
-	if err := runRescore([]string{"--db", db, "--scores", strings.Join(append(suite.DefaultScorers, "knn:k=3"), ",")}, &out); err != nil {
+	if err := runRescore([]string{"--db", db, "--scores", strings.Join(append(suite.DefaultScorers(), "knn:k=3"), ",")}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "rescored 2 run(s)") {
