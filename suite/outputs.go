@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -296,17 +295,6 @@ func ScorerLabels(list []scorers.Scorer) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
 		out[i] = s.Label()
-	}
-	return out
-}
-
-// ScorerMetricsOf picks the metrics of the given labels out of m.
-func ScorerMetricsOf(m map[string]float64, labels []string) map[string]float64 {
-	out := map[string]float64{}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if l, _ := SplitScorerMetric(k); slices.Contains(labels, l) {
-			out[k] = m[k]
-		}
 	}
 	return out
 }
