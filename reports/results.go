@@ -64,7 +64,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		{"Closed-set accuracy (beyond the paper)", "The classifier alone: known-class test graphs predicted as their class, whatever the unknown score says.", MetricTable(done, suite.MetricClosedAcc, opts)},
 		{"OOD AUROC (beyond the paper)", "AUROC of the unknown score on the test set; independent of the threshold.", MetricTable(done, suite.MetricOODAUROC, opts)},
 		{"Wall time per run (seconds)", "Fit's wall time, on the machines of the provenance section.", MetricTable(done, RunSecondsMetric, opts)},
-		{"Median epoch time (seconds)", "", MetricTable(done, suite.EpochSecondsMetric, opts)},
+		{"Median epoch time (seconds)", "", MetricTable(MethodsWithMetric(done, suite.EpochSecondsMetric), suite.EpochSecondsMetric, opts)},
 	}
 	for _, phase := range epochPhases(done) {
 		sections = append(sections, struct {
@@ -168,6 +168,27 @@ func withMetric(rs []runs.Run, metric string) []runs.Run {
 	var out []runs.Run
 	for _, r := range rs {
 		if _, ok := r.Metrics[metric]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// MethodsWithMetric keeps the runs of the methods that store metric in at
+// least one run of rs: a table of a metric that some rows never have (the
+// kernel baselines log no epochs, so no epoch_seconds) leaves those rows
+// out instead of warning that every seed lacks it; a method's run that
+// lacks it (a failed seed) still warns.
+func MethodsWithMetric(rs []runs.Run, metric string) []runs.Run {
+	has := map[string]bool{}
+	for _, r := range rs {
+		if _, ok := r.Metrics[metric]; ok {
+			has[r.Spec.Method] = true
+		}
+	}
+	var out []runs.Run
+	for _, r := range rs {
+		if has[r.Spec.Method] {
 			out = append(out, r)
 		}
 	}

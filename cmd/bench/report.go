@@ -166,7 +166,9 @@ func runReport(args []string, stdout io.Writer) error {
 		if s, _ := reports.SplitScoredMetric(fs.Arg(1)); s != reports.NativeScore && opts.Score != "" {
 			return fmt.Errorf("report metric %s names its score already; drop --score %s", fs.Arg(1), opts.Score)
 		}
-		t = reports.MetricTable(rs, fs.Arg(1), opts)
+		// Rows that never store the metric (the kernels' epoch_seconds) are
+		// left out rather than warned about seed by seed.
+		t = reports.MetricTable(reports.MethodsWithMetric(rs, reports.ScoredMetric(opts.Score, fs.Arg(1))), fs.Arg(1), opts)
 	case "scorers":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("report scorers takes no argument; choose the metric with --metric (default ood_auroc)")

@@ -249,7 +249,7 @@ func (p *page) tables() error {
 			[]string{"metric", suite.MetricOODAUROC}, func(o reports.Options) *table.Table { return reports.MetricTable(p.in.Runs, suite.MetricOODAUROC, o) }, false, true},
 		{"epoch", "Median epoch time (seconds)", "Wall seconds per epoch (median over a run's epochs), on the machines of the provenance; lower is better.",
 			[]string{"metric", suite.EpochSecondsMetric}, func(o reports.Options) *table.Table {
-				return reports.MetricTable(p.in.Runs, suite.EpochSecondsMetric, o)
+				return reports.MetricTable(reports.MethodsWithMetric(p.in.Runs, suite.EpochSecondsMetric), suite.EpochSecondsMetric, o)
 			}, false, false},
 	}
 	for _, s := range specs {
