@@ -200,14 +200,7 @@ func ScoreOutputs(o *Outputs, list []scorers.Scorer, alpha float64) (map[string]
 	if err := o.check(); err != nil {
 		return nil, nil, err
 	}
-	var du, test []int // positions in o.Eval
-	for i, t := range o.Test {
-		if t {
-			test = append(test, i)
-		} else {
-			du = append(du, i)
-		}
-	}
+	du, test := o.split()
 	out := map[string]float64{}
 	var recs []ScorerRecord
 	for _, sc := range list {
@@ -241,7 +234,17 @@ func ScoreNative(o *Outputs, alpha float64) (map[string]float64, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	var du, test []int
+	du, test := o.split()
+	p, err := scoreProtocol(pick(o, du, o.Native), pick(o, test, o.Native), alpha)
+	if err != nil {
+		return nil, fmt.Errorf("native score: %w", err)
+	}
+	return p.metrics, nil
+}
+
+// split returns the positions in o.Eval of D^u's graphs and of the test
+// set's.
+func (o *Outputs) split() (du, test []int) {
 	for i, t := range o.Test {
 		if t {
 			test = append(test, i)
@@ -249,11 +252,7 @@ func ScoreNative(o *Outputs, alpha float64) (map[string]float64, error) {
 			du = append(du, i)
 		}
 	}
-	p, err := scoreProtocol(pick(o, du, o.Native), pick(o, test, o.Native), alpha)
-	if err != nil {
-		return nil, fmt.Errorf("native score: %w", err)
-	}
-	return p.metrics, nil
+	return du, test
 }
 
 // scoreWith fits sc on o's D^l outputs and scores the evaluation graphs.
