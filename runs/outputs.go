@@ -317,6 +317,22 @@ func (s *Store) Scorers(id int64) ([]suite.ScorerRecord, error) {
 	return out, rows.Err()
 }
 
+// finishedTx runs f in one transaction if run id is finished, and returns
+// an error naming the status otherwise (a rescore never touches a run
+// that is not).
+func (s *Store) finishedTx(id int64, f func(tx *sql.Tx) error) error {
+	return s.tx(func(tx *sql.Tx) error {
+		status, err := statusOf(tx, id)
+		if err != nil {
+			return err
+		}
+		if status != StatusFinished {
+			return fmt.Errorf("run %d is %s, not finished", id, status)
+		}
+		return f(tx)
+	})
+}
+
 // Rescore replaces, for finished run id, the metrics and records of the
 // scorers in recs (every metric "<label>:…" of their labels) with metrics
 // and recs, in one transaction: what bench rescore computed from the
@@ -335,14 +351,7 @@ func (s *Store) Rescore(id int64, metrics map[string]float64, recs []suite.Score
 			return fmt.Errorf("runs: rescore run %d: metric %s belongs to no rescored scorer", id, name)
 		}
 	}
-	err := s.tx(func(tx *sql.Tx) error {
-		status, err := statusOf(tx, id)
-		if err != nil {
-			return err
-		}
-		if status != StatusFinished {
-			return fmt.Errorf("run %d is %s, not finished", id, status)
-		}
+	err := s.finishedTx(id, func(tx *sql.Tx) error {
 		for l := range labels {
 			// substr, not LIKE: '_' is a LIKE wildcard.
 			if _, err := tx.Exec(`DELETE FROM metrics WHERE run_id = ? AND substr(name, 1, ?) = ?`, id, len(l)+len(suite.ScorerSep), l+suite.ScorerSep); err != nil {
@@ -375,14 +384,7 @@ func (s *Store) AddNativeMetrics(id int64, metrics map[string]float64) error {
 			return fmt.Errorf("runs: native metrics of run %d: %s is a scorer's", id, name)
 		}
 	}
-	err := s.tx(func(tx *sql.Tx) error {
-		status, err := statusOf(tx, id)
-		if err != nil {
-			return err
-		}
-		if status != StatusFinished {
-			return fmt.Errorf("run %d is %s, not finished", id, status)
-		}
+	err := s.finishedTx(id, func(tx *sql.Tx) error {
 		for name, v := range metrics {
 			if _, err := tx.Exec(`INSERT OR REPLACE INTO metrics (run_id, name, value) VALUES (?, ?, ?)`, id, name, floatArg(v)); err != nil {
 				return fmt.Errorf("metric %s: %w", name, err)
