@@ -103,28 +103,18 @@ func runReport(args []string, stdout io.Writer) error {
 		if *format != "md" && *format != "text" {
 			return fmt.Errorf("report results writes Markdown; --format %s is not for it", *format)
 		}
-		var sens []runs.Run
-		for _, file := range *sensDBs {
-			sstore, more, err := loadRuns(file, pick)
-			if err != nil {
-				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
-			}
-			sstore.Close()
-			sens = append(sens, more...)
+		sens, err := loadSensitivity(*sensDBs, pick)
+		if err != nil {
+			return err
 		}
 		return reports.Results(stdout, rs, opts, "bench "+strings.Join(append([]string{"report"}, args...), " "), sens)
 	case "html":
 		if fs.Changed("format") {
 			return fmt.Errorf("report html writes HTML; --format is not for it")
 		}
-		var sens []runs.Run
-		for _, file := range *sensDBs {
-			sstore, more, err := loadRuns(file, pick)
-			if err != nil {
-				return fmt.Errorf("--sensitivity-db %s: %w", file, err)
-			}
-			sstore.Close()
-			sens = append(sens, more...)
+		sens, err := loadSensitivity(*sensDBs, pick)
+		if err != nil {
+			return err
 		}
 		in := html.Input{
 			Runs: rs, Options: opts, DB: *db, SelectionArgs: selectionArgs(fs),
@@ -238,4 +228,19 @@ func selectionArgs(fs *pflag.FlagSet) []string {
 		}
 	}
 	return out
+}
+
+// loadSensitivity lists the runs of the --sensitivity-db files that pick
+// selects.
+func loadSensitivity(files []string, pick runsel.Selection) ([]runs.Run, error) {
+	var sens []runs.Run
+	for _, file := range files {
+		store, more, err := loadRuns(file, pick)
+		if err != nil {
+			return nil, fmt.Errorf("--sensitivity-db %s: %w", file, err)
+		}
+		store.Close()
+		sens = append(sens, more...)
+	}
+	return sens, nil
 }
