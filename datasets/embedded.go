@@ -12,7 +12,7 @@ import (
 // embedded holds the one dataset the repository carries: Letter-high, the
 // original TU archive's files (bknyaz/graph_nn@72eaa1c6, data/Letter-high.zip),
 // each gzipped (`gzip -9 -n`, about 230 KB in all), byte-identical to
-// the copy CI keeps in ../shared/datasets/Letter-high (their SHA-256 are
+// CI's copy of the archive's files (docs/datasets.md; their SHA-256 are
 // in TestEmbeddedFilesAreTheOriginals).
 //
 //go:embed embedded/Letter-high

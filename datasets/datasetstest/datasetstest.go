@@ -1,6 +1,7 @@
 // Package datasetstest finds the real datasets for tests and benchmarks:
-// $UGBENCH_DATA if it is a directory, else ../shared/datasets beside the
-// module root (where the project's CI and developers keep them). Tests
+// $UGBENCH_DATA if it is a directory, else the datasets directory of a
+// "shared" folder beside the module root (where the project's CI and
+// developers keep them; docs/datasets.md). Tests
 // that need only the embedded Letter-high run without them (DirFor, Load);
 // those that need others skip through SkipNoData, and a package's
 // TestMain (Main) reports how many did, so that a `make test` on a fresh
@@ -19,7 +20,7 @@ import (
 
 // Dir returns the data directory, or "" if none is found: $UGBENCH_DATA
 // when it names a directory (make test sets it to ./data on a fresh clone,
-// where it does not exist), else ../shared/datasets beside the module.
+// where it does not exist), else shared/datasets beside the module root.
 func Dir() string { return nodata.Dir() }
 
 // SkipNoData skips tb for lack of data with the reason given (format and
@@ -71,7 +72,7 @@ func DirFor(tb testing.TB, names ...string) string {
 	}
 	switch {
 	case len(missing) > 0 && dir == "":
-		SkipNoData(tb, "no data directory for %s (set UGBENCH_DATA or keep ../shared/datasets beside the module)", strings.Join(missing, ", "))
+		SkipNoData(tb, "no data directory for %s (set UGBENCH_DATA, or fetch them: bench data fetch all)", strings.Join(missing, ", "))
 	case len(missing) > 0:
 		SkipNoData(tb, "dataset(s) %s not in %s", strings.Join(missing, ", "), dir)
 	case dir == "":

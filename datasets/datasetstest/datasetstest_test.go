@@ -21,7 +21,7 @@ func TestDirFor(t *testing.T) {
 		t.Errorf("Letter-high from %s: %d graphs, want 2250", empty, len(ds.Graphs))
 	}
 
-	// A fresh clone: no UGBENCH_DATA directory and no ../shared/datasets.
+	// A fresh clone: no UGBENCH_DATA directory and no shared datasets beside it.
 	clone := filepath.Join(t.TempDir(), "ugbench")
 	if err := os.MkdirAll(clone, 0o755); err != nil {
 		t.Fatal(err)

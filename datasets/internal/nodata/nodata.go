@@ -15,7 +15,7 @@ import (
 
 // Dir returns the data directory, or "" if none is found: $UGBENCH_DATA
 // when it names a directory (make test sets it to ./data on a fresh clone,
-// where it does not exist), else ../shared/datasets beside the module.
+// where it does not exist), else shared/datasets beside the module root.
 func Dir() string {
 	if d := os.Getenv("UGBENCH_DATA"); d != "" {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -96,6 +96,6 @@ func Summary() string {
 	if len(names) > 8 {
 		names = append(names[:8:8], fmt.Sprintf("… %d more", len(skipped)-8))
 	}
-	return fmt.Sprintf("SKIPPED for lack of data: %d test(s): %s; a full run needs `bench data fetch all` (or UGBENCH_DATA, or ../shared/datasets)",
+	return fmt.Sprintf("SKIPPED for lack of data: %d test(s): %s; a full run needs `bench data fetch all` (or UGBENCH_DATA naming a datasets directory)",
 		len(skipped), strings.Join(names, ", "))
 }
