@@ -285,16 +285,6 @@ func (s *Store) Outputs(id int64) (*suite.Outputs, error) {
 	return o, nil
 }
 
-// OutputsBytes is the stored size of run id's outputs, 0 if none.
-func (s *Store) OutputsBytes(id int64) (int, error) {
-	var n sql.NullInt64
-	err := s.db.QueryRow(`SELECT length(data) FROM outputs WHERE run_id = ?`, id).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return int(n.Int64), err
-}
-
 // Scorers returns the scorer records of run id, sorted by label.
 func (s *Store) Scorers(id int64) ([]suite.ScorerRecord, error) {
 	rows, err := s.db.Query(`SELECT label, name, params, error FROM scorers WHERE run_id = ? ORDER BY label`, id)
