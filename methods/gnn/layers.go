@@ -213,6 +213,22 @@ func TopKSelection(s *Node, k int) *Node {
 	return ConvertDType(Equal(slots, InsertAxes(rank, 1)), s.DType()) // [B, K, N]
 }
 
+// L2NormalizeEps is x/(‖x‖₂ + eps) over the last axis, x [..., D] → same
+// shape: the value of GoMLX's L2NormalizeWithEpsilon, bit for bit, and the
+// same gradient wherever ‖x‖ > 0. Where a row is exactly zero it returns 0
+// with the finite gradient v/(1+eps), as GoMLX's L2Normalize does
+// (dividing by 1 there): L2NormalizeWithEpsilon takes √0
+// there, whose gradient 0.5/√0 = +Inf times a zero cotangent is NaN, and
+// one zero row (a graph whose ReLU activations are all dead, or a padding
+// slot that the loss weights by 0) turns every weight into NaN at the next
+// optimiser step.
+func L2NormalizeEps(x *Node, eps float64) *Node {
+	sq := L2NormSquare(x, -1)
+	zero := IsZero(sq)
+	norm := Sqrt(Where(zero, OnesLike(sq), sq)) // a zero row divides by 1 + eps
+	return Div(x, AddScalar(norm, eps))
+}
+
 // MeanMaxReadout is the graph readout mean‖max over real nodes:
 // h [B, N, D], mask [B, N] → [B, 2D]. Every graph has ≥ 1 real node (padding
 // slots hold one zero node), so neither reduction is empty. The max runs

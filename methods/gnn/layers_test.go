@@ -412,3 +412,45 @@ func TestMeanMaxReadout(t *testing.T) {
 		})
 	}
 }
+
+// TestL2NormalizeEps checks L2NormalizeEps against GoMLX's
+// L2NormalizeWithEpsilon: equal values and gradients, bit for bit, on
+// nonzero rows; on an exactly zero row a zero value and the finite
+// gradient v/(1+eps), where L2NormalizeWithEpsilon's gradient is NaN (the
+// NaN that stopped UGNN+ runs on COIL-DEL).
+func TestL2NormalizeEps(t *testing.T) {
+	backend := testBackend(t)
+	const eps = 1e-12
+	xData := []float32{3, -4, 0.5, 1e-3, 2e-3, -7, 0, 0, 0, 10, 0, 0}
+	vData := []float32{1, 2, -1, 0.5, -3, 2, 4, -2, 1, 1, 1, 1}
+	x := tensors.FromFlatDataAndDimensions(xData, 4, 3)
+	v := tensors.FromFlatDataAndDimensions(vData, 4, 3)
+	outs := MustExecOnceN(backend, func(x, v *Node) []*Node {
+		ours, theirs := L2NormalizeEps(x, eps), L2NormalizeWithEpsilon(x, eps, -1)
+		return []*Node{ours, theirs,
+			Gradient(ReduceAllSum(Mul(ours, v)), x)[0], Gradient(ReduceAllSum(Mul(theirs, v)), x)[0]}
+	}, x, v)
+	val, ref := tensors.MustCopyFlatData[float32](outs[0]), tensors.MustCopyFlatData[float32](outs[1])
+	grad, refGrad := tensors.MustCopyFlatData[float32](outs[2]), tensors.MustCopyFlatData[float32](outs[3])
+	for i := range xData {
+		row := i / 3
+		if row == 2 { // the zero row
+			if val[i] != 0 {
+				t.Errorf("value[%d] = %v on a zero row, want 0", i, val[i])
+			}
+			if want := vData[i] / (1 + eps); grad[i] != want {
+				t.Errorf("gradient[%d] = %v on a zero row, want %v", i, grad[i], want)
+			}
+			if !math.IsNaN(float64(refGrad[i])) {
+				t.Errorf("L2NormalizeWithEpsilon's gradient[%d] = %v on a zero row: no longer NaN, L2NormalizeEps may be dropped", i, refGrad[i])
+			}
+			continue
+		}
+		if math.Float32bits(val[i]) != math.Float32bits(ref[i]) || math.Float32bits(grad[i]) != math.Float32bits(refGrad[i]) {
+			t.Errorf("element %d: value %v gradient %v, L2NormalizeWithEpsilon %v %v", i, val[i], grad[i], ref[i], refGrad[i])
+		}
+	}
+	if n := math.Hypot(3, -4); math.Abs(float64(val[0])-3/math.Sqrt(n*n+0.25)) > 1e-6 {
+		t.Errorf("value[0] = %v, want %v", val[0], 3/math.Sqrt(n*n+0.25))
+	}
+}

@@ -71,7 +71,7 @@ func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *N
 	if n.cfg.ProjHead {
 		z = gnn.MLP(scope.At("proj_head"), z, 2*n.cfg.Hidden, n.cfg.Hidden)
 	}
-	return logits, L2NormalizeWithEpsilon(z, 1e-12, -1)
+	return logits, gnn.L2NormalizeEps(z, 1e-12)
 }
 
 // labelledLoss is L^l (eq. 4) plus the weighted supervised contrastive term
