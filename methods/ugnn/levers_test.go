@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/ugbench/ugbench/suite"
 )
@@ -32,7 +33,7 @@ func defaultSpec(name string) suite.RunSpec {
 var leverValues = map[string]any{
 	"unknown_mass": true, "curriculum": CurriculumCount, "proj_head": true,
 	"pseudo_label": 0.95, "pseudo_weight": 0.5, "conv": "sage",
-	"swap": true,
+	"swap": true, "augment_labelled": true,
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at
@@ -428,7 +429,7 @@ func TestSwapWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := lt.split.Unlabelled[:100]
-	args, kl, chunks := r.semiInputs(lt.split.Labelled[:64], part, protos)
+	args, kl, chunks := r.semiInputs(lt.split.Labelled[:64], part, protos, 0)
 	var v1, v2 []view
 	for _, c := range chunks {
 		for _, g := range c.graphs {
@@ -477,4 +478,82 @@ func TestAllLeversRun(t *testing.T) {
 		t.Error("no loss_pl logged")
 	}
 	t.Logf("loss_u %v, loss_pl %v, accuracy %v", points(res, "loss_u"), points(res, "loss_pl"), res.Metrics[suite.MetricAccuracy])
+}
+
+// TestAugmentLabelled: with augment_labelled the labelled batch of a step
+// holds perturbed views (fewer nodes or fewer edges than the whole graphs,
+// never more, the labels unchanged), the same for the same (epoch, step)
+// and other ones at another step; without it the batch is the whole
+// graphs, whatever the step.
+func TestAugmentLabelled(t *testing.T) {
+	lt := newLetterTask(t)
+	idx := lt.split.Labelled[:16]
+	batch := func(on bool, step int) []any {
+		p := lt.params(1)
+		p["augment_labelled"] = on
+		var reported [][]int
+		r := startRun(t, lt.task(p, 1, &reported), Variants[0])
+		args, kl := r.labelledBatch(idx, step)
+		if kl != len(args)/5 {
+			t.Fatalf("%d chunks for %d inputs", kl, len(args))
+		}
+		return args
+	}
+	flat := func(args []any, i int) []float32 { return tensors.MustCopyFlatData[float32](args[i].(*tensors.Tensor)) }
+	sum := func(v []float32) (s float64) {
+		for _, x := range v {
+			s += float64(x)
+		}
+		return s
+	}
+	same := func(a, b []any) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i].(*tensors.Tensor).Shape().String() != b[i].(*tensors.Tensor).Shape().String() {
+				return false
+			}
+			if i%5 == 3 { // labels: int32
+				if !slices.Equal(tensors.MustCopyFlatData[int32](a[i].(*tensors.Tensor)), tensors.MustCopyFlatData[int32](b[i].(*tensors.Tensor))) {
+					return false
+				}
+				continue
+			}
+			if !slices.Equal(flat(a, i), flat(b, i)) {
+				return false
+			}
+		}
+		return true
+	}
+	whole0, whole1 := batch(false, 0), batch(false, 1)
+	if !same(whole0, whole1) {
+		t.Error("without the lever the batch depends on the step")
+	}
+	aug0, aug0b, aug1 := batch(true, 0), batch(true, 0), batch(true, 1)
+	if !same(aug0, aug0b) {
+		t.Error("augment_labelled: the same step gave other views")
+	}
+	if same(aug0, aug1) {
+		t.Error("augment_labelled: steps 0 and 1 gave the same views")
+	}
+	if same(aug0, whole0) {
+		t.Fatal("augment_labelled: the batch is the whole graphs")
+	}
+	if len(aug0) != len(whole0) {
+		t.Fatalf("%d inputs with the lever, %d without", len(aug0), len(whole0))
+	}
+	for c := 0; c+4 < len(aug0); c += 5 {
+		// adjacency (c+1) and node mask (c+2): a view has at most the
+		// whole graph's edges and nodes, and some view has fewer.
+		if a, w := sum(flat(aug0, c+1)), sum(flat(whole0, c+1)); a > w {
+			t.Errorf("chunk %d: %v edges in the views, %v in the graphs", c/5, a, w)
+		}
+		if a, w := sum(flat(aug0, c+2)), sum(flat(whole0, c+2)); a > w {
+			t.Errorf("chunk %d: %v nodes in the views, %v in the graphs", c/5, a, w)
+		}
+		if !slices.Equal(tensors.MustCopyFlatData[int32](aug0[c+3].(*tensors.Tensor)), tensors.MustCopyFlatData[int32](whole0[c+3].(*tensors.Tensor))) {
+			t.Errorf("chunk %d: labels changed", c/5)
+		}
+	}
 }

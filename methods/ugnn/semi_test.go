@@ -76,7 +76,7 @@ func TestSemiStepWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := lt.split.Unlabelled[:150]
-	args, kl, chunks := r.semiInputs(lt.split.Labelled[:64], part, protos)
+	args, kl, chunks := r.semiInputs(lt.split.Labelled[:64], part, protos, 0)
 	if len(chunks) < 2 {
 		t.Fatalf("%d unlabelled chunks: the test wants several", len(chunks))
 	}

@@ -102,12 +102,22 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 
 // labelledBatch pads the labelled graphs idx, split into size chunks
 // (gnn.SizeChunks), into step inputs: 5 per chunk. It also returns the
-// number of chunks.
-func (r *run) labelledBatch(idx []int) ([]any, int) {
+// number of chunks. With the augment_labelled lever each graph is replaced
+// by its view of step (r.epoch, step) (labelledView).
+func (r *run) labelledBatch(idx []int, step int) ([]any, int) {
 	chunks := gnn.SizeChunks(r.task.Graphs, idx, r.cfg.Chunks)
 	var args []any
 	for _, c := range chunks {
-		b := gnn.NewBatch(r.task.Graphs, r.feats, c, r.cfg.BatchSize)
+		var b *gnn.Batch
+		if r.cfg.AugmentLabelled {
+			views := make([]view, len(c))
+			for i, g := range c {
+				views[i] = r.labelledView(g, step)
+			}
+			b = r.viewBatch(views, r.cfg.BatchSize)
+		} else {
+			b = gnn.NewBatch(r.task.Graphs, r.feats, c, r.cfg.BatchSize)
+		}
 		y := make([]int32, b.B)
 		for s, g := range c {
 			y[s] = r.label[g]
@@ -126,6 +136,17 @@ func (r *run) viewBatch(views []view, maxBatch int) *gnn.Batch {
 		graphs[i], nodes[i], idx[i] = v.g, v.nodes, i
 	}
 	return gnn.NewBatch(graphs, &gnn.Features{Dim: r.feats.Dim, Nodes: nodes}, idx, maxBatch)
+}
+
+// labelledView is the augment_labelled lever's view of labelled graph g at
+// step step of epoch r.epoch: node deletion or edge deletion, with equal
+// chance, each from its own stream (augment.Stream), so the view depends
+// on the run seed, the epoch, the step and the graph only.
+func (r *run) labelledView(g, step int) view {
+	if augment.Stream(r.task.Seed, "labelled", r.epoch, step, g).IntN(2) == 0 {
+		return r.nodeDropView(g, "labelled-nodes", r.epoch, step)
+	}
+	return r.edgeDropView(g, "labelled-edges", r.epoch, step)
 }
 
 func (r *run) wholeView(g int) view {
@@ -313,8 +334,8 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map
 	}
 	batches = batches[:min(limit, len(batches))]
 	var loss, ce, n float64
-	for _, idx := range batches {
-		l, c, err := r.labelledStep(ctx, idx)
+	for step, idx := range batches {
+		l, c, err := r.labelledStep(ctx, idx, step)
 		if err != nil {
 			return nil, err
 		}
@@ -329,11 +350,11 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map
 // labelledStep is one optimizer step of the warm-up loss (cross-entropy +
 // supervised contrastive) on the labelled graphs idx; it returns the
 // batch's loss and its cross-entropy part.
-func (r *run) labelledStep(ctx context.Context, idx []int) (loss, ce float64, err error) {
+func (r *run) labelledStep(ctx context.Context, idx []int, step int) (loss, ce float64, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}
-	args, _ := r.labelledBatch(idx)
+	args, _ := r.labelledBatch(idx, step)
 	out, err := r.net.warm.Exec(args...)
 	r.net.predict.WeightsChanged()
 	if err != nil {
@@ -371,9 +392,10 @@ func (r *run) warmupKey() string {
 		Backend                       string
 		ProjHead                      bool   `json:",omitempty"` // levers: absent at their defaults
 		Conv                          string `json:",omitempty"`
+		AugmentLabelled               bool   `json:",omitempty"`
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
-		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN))})
+		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN)), c.AugmentLabelled})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
@@ -717,7 +739,7 @@ func (r *run) pairedLabelledEpoch(ctx context.Context, rng *rand.Rand, limit int
 	var loss, ce float64
 	steps := 0
 	for start := 0; start < len(un) && steps < limit; start += r.cfg.UnlabelledBatch {
-		l, c, err := r.labelledStep(ctx, lab[steps%len(lab)])
+		l, c, err := r.labelledStep(ctx, lab[steps%len(lab)], steps)
 		if err != nil {
 			return nil, err
 		}
@@ -742,8 +764,8 @@ type semiChunk struct {
 // and row), each with view 1 (edge deletion) and view 2 (node deletion)
 // drawn for the current epoch, then the prototypes [E][2H]. It returns the
 // inputs, the number of labelled chunks and the unlabelled chunks.
-func (r *run) semiInputs(lab, part []int, protos [][]float32) (args []any, kl int, chunks []semiChunk) {
-	args, kl = r.labelledBatch(lab)
+func (r *run) semiInputs(lab, part []int, protos [][]float32, step int) (args []any, kl int, chunks []semiChunk) {
+	args, kl = r.labelledBatch(lab, step)
 	offset := 0
 	for _, c := range gnn.SizeChunks(r.task.Graphs, part, r.cfg.Chunks) {
 		v1 := make([]view, len(c))
@@ -778,7 +800,7 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 			return nil, err
 		}
 		part := un[start:min(start+r.cfg.UnlabelledBatch, len(un))]
-		args, kl, chunks := r.semiInputs(lab[steps%len(lab)], part, protos)
+		args, kl, chunks := r.semiInputs(lab[steps%len(lab)], part, protos, steps)
 		semi, err := r.net.semi(kl)
 		if err != nil {
 			return nil, err

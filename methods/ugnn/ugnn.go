@@ -167,6 +167,15 @@ type Levers struct {
 	// the paper's one direction ℓ(q1, p2) (eq. 12: q from the edge-deleted
 	// view 1, p from the node-deleted view 2).
 	Swap bool
+	// AugmentLabelled (augment_labelled, default false): L^l and the
+	// supervised contrastive term read perturbed views of the labelled
+	// graphs instead of the whole graphs, each graph at each step a
+	// node-deleted view (node_drop) or an edge-deleted one (edge_drop),
+	// with equal chance: GraphCL's augmentations (You et al. 2020) in the
+	// supervised loss, as FixMatch's weak augmentation of the labelled
+	// batch (Sohn et al. 2020). UGNN's unknown score (§4.2) asks ψ about
+	// node-deleted subgraphs, which the paper's ψ never sees in training.
+	AugmentLabelled bool
 }
 
 // The values of Levers.Curriculum.
@@ -238,7 +247,11 @@ const PlusName = "ugnn-plus"
 // The other levers (curriculum = count, proj_head, pseudo_label, swap)
 // moved no D^u figure consistently, alone or on top of conv = sage, and
 // stay off; they remain parameters of ugnn-plus.
-var plusParams = params.Replace(conv.WithDefault(string(gnn.ConvSAGE)), unknownMass.WithDefault(true)).WithoutLegacy()
+//
+// Levers added after ugnn-plus (augment_labelled) keep their legacy
+// values, so that its stored runs keep their hashes.
+var plusParams = params.Replace(conv.WithDefault(string(gnn.ConvSAGE)), unknownMass.WithDefault(true)).WithoutLegacy().
+	Replace(augLabelled)
 
 // plus is UGNN+ (ugnn-plus): the full UGNN with plusParams' defaults.
 type plus struct{ method }
@@ -290,6 +303,7 @@ var (
 	pseudoWeight = suite.Float("pseudo_weight", 1.0, suite.NonNegative, "lever: weight of the pseudo-label loss").WithLegacy(1.0)
 	conv         = suite.Enum("conv", string(gnn.ConvGIN), "lever: message-passing layer, gin or sage", string(gnn.ConvGIN), string(gnn.ConvSAGE)).WithLegacy(string(gnn.ConvGIN))
 	swap         = suite.Bool("swap", false, "lever: SwAV's swapped prediction in L^u").WithLegacy(false)
+	augLabelled  = suite.Bool("augment_labelled", false, "lever: node- or edge-deleted views of the labelled graphs in L^l").WithLegacy(false)
 
 	// params are UGNN's, shared by all five variants; its labelled
 	// batch must hold two graphs (the supervised contrastive loss).
@@ -299,7 +313,7 @@ var (
 		gnn.ParamHidden, gnn.ParamLayers, gnn.ParamPoolRatio,
 		subgraphs, nodeDrop, edgeDrop, unknownProtos, sinkhornEps, sinkhornIters, tau, eta,
 		supConTau, supConWeight, kmeansIters, gnn.ParamSizeChunks,
-		unknownMass, curriculum, projHead, pseudoLabel, pseudoWeight, conv, swap)
+		unknownMass, curriculum, projHead, pseudoLabel, pseudoWeight, conv, swap, augLabelled)
 )
 
 // Defaults are params', shared by all five variants.
@@ -329,7 +343,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		KMeansIters: kmeansIters.Get(p), Chunks: gnn.ParamSizeChunks.Get(p),
 		Levers: Levers{UnknownMass: unknownMass.Get(p), Curriculum: curriculum.Get(p),
 			ProjHead: projHead.Get(p), PseudoLabel: pseudoLabel.Get(p), PseudoWeight: pseudoWeight.Get(p),
-			Conv: gnn.Conv(conv.Get(p)), Swap: swap.Get(p)},
+			Conv: gnn.Conv(conv.Get(p)), Swap: swap.Get(p), AugmentLabelled: augLabelled.Get(p)},
 	}
 	c.WarmupSteps = int(math.Round(c.WarmupFrac * float64(c.Steps)))
 	c.SemiSteps = c.Steps - c.WarmupSteps
