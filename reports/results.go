@@ -119,6 +119,21 @@ func writeScores(w *bufio.Writer, done []runs.Run, opts Options) error {
 	fmt.Fprintf(w, "## Unknown scores\n\n")
 	fmt.Fprintf(w, "Each row's classifier under every unknown score of its runs: native is the method's own, the others (%s) are post-hoc scorers fitted on D^l, put through the same threshold rule (⌈αK_u⌉ highest on D^u). Columns are dataset-ratio × score; the best score of each row and column group is in bold.\n\n",
 		strings.Join(scores[1:], ", "))
+	if chosen, _, err := ResolveScore(done, DuChoice); err == nil {
+		o := opts
+		o.Score = DuChoice
+		t := AccuracyTable(chosen, o)
+		if len(t.Rows) > 0 && len(t.Columns) > 0 {
+			fmt.Fprintf(w, "### accuracy under the score each run chose on D^u\n\n")
+			fmt.Fprintf(w, "Each run's unknown score is the one (native or post-hoc) with the highest %s, its D^u accuracy (score %s; docs/protocol.md §4.1: chosen on D^u, never on the test set); `bench report accuracy --score %s` lists the choices.\n\n",
+				DuChoiceMetric, DuChoice, DuChoice)
+			t.Title, t.Caption = "", ""
+			if err := table.Render(w, t, "md"); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODAUROC} {
 		t := ScorersTable(done, m, opts)
 		if len(t.Rows) == 0 || len(t.Columns) == 0 {

@@ -74,10 +74,8 @@ the full names, so checking against it reads the same score back.`)
 		return err
 	}
 	store.Close()
-	if *score != reports.NativeScore {
-		if err := reports.CheckScore(rs, *score); err != nil {
-			return fmt.Errorf("--score: %w", err)
-		}
+	if rs, _, err = reports.ResolveScore(rs, *score); err != nil {
+		return fmt.Errorf("--score: %w", err)
 	}
 
 	if *write {

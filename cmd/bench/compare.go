@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ugbench/ugbench/reports"
 	runsel "github.com/ugbench/ugbench/reports/selection"
@@ -66,8 +67,12 @@ Mann-Whitney U test, or of a paired t-test when both sides have the same
 			return fmt.Errorf("side %q selects no run of %s; check it against bench runs --db %s", sides[i].Text, db, db)
 		}
 		if sides[i].Score != "" {
-			if err := reports.CheckScore(sideRuns[i], sides[i].Score); err != nil {
+			var notes []string
+			if sideRuns[i], notes, err = reports.ResolveScore(sideRuns[i], sides[i].Score); err != nil {
 				return fmt.Errorf("side %q: %w", sides[i].Text, err)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(os.Stderr, "side %q: %s\n", sides[i].Text, n)
 			}
 		}
 	}

@@ -80,12 +80,13 @@ func runReport(args []string, stdout io.Writer) error {
 		return err
 	}
 	opts := reports.Options{Methods: *methods, Datasets: *dsets, Chance: *chance}
+	var scoreNotes []string // --score du_choice: the scores chosen
 	switch kind := fs.Arg(0); {
 	case *score == reports.NativeScore:
 	case kind == "scorers" || kind == "results" || kind == "html":
 		return fmt.Errorf("--score: report %s shows every score; --score is for accuracy, f1, ablation, metric and sensitivity", kind)
 	default:
-		if err := reports.CheckScore(rs, *score); err != nil {
+		if rs, scoreNotes, err = reports.ResolveScore(rs, *score); err != nil {
 			return fmt.Errorf("--score: %w", err)
 		}
 		opts.Score = *score
@@ -199,6 +200,7 @@ func runReport(args []string, stdout io.Writer) error {
 	default:
 		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, scorers, results, sensitivity PARAM or html", kind)
 	}
+	t.Notes = append(t.Notes, scoreNotes...)
 	if *standalone {
 		if *format != "latex" {
 			return fmt.Errorf("--standalone needs --format latex")

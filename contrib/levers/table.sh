@@ -3,8 +3,14 @@
 # database of faithful ugnn runs (DIR/base.db), one per lever, each made by
 #   bench grid --methods ugnn --datasets Letter-high --ratios low,high --seeds 0 \
 #     --split-seeds 0-2 [--set ugnn.LEVER=VALUE] --db DIR/LEVER=VALUE.db
-# and, for combinations with conv=sage, DIR/combo/conv=sage+LEVER=VALUE.db.
-# Usage: contrib/levers/table.sh DIR [BENCH] > docs/ugnn-levers.md
+# and, for combinations with conv=sage, DIR/combo/conv=sage+LEVER=VALUE.db; for
+# levers on top of ugnn-plus's two (conv=sage, unknown_mass=true),
+# DIR/plus/LEVER=VALUE.db, compared with DIR/combo/conv=sage+unknown_mass=true.db.
+# The COIL-DEL low section (optional) reads COIL_DB, runs of ugnn and ugnn-plus
+# on COIL-DEL low, split seed 0, run seeds 0-2, and COIL_SAGE_DB, the runs of
+#   bench grid --methods ugnn-plus --set ugnn-plus.unknown_mass=false ...
+# (conv=sage alone, as the ablation of ugnn-plus without unknown_mass).
+# Usage: [COIL_DB=... COIL_SAGE_DB=...] contrib/levers/table.sh DIR [BENCH] > docs/ugnn-levers.md
 # Each lever is compared with DIR/base.db by `bench compare --format csv` (paired
 # t-test over the split seeds); the table gives, per cell, the change of the mean
 # and the paired p of each metric: the D^u figures that choose first, then the test
@@ -22,18 +28,24 @@ t-test). Each cell: the lever's mean minus faithful ugnn's, and p. The D^u colum
 (docs/protocol.md: never the test set); the test columns report.
 
 HEAD
-# table BASE DB...: the header and one row per ratio of each DB against BASE.
+# table BASE LEVER=SELECTION...: the header and one row per ratio of each
+# selection (bench compare's: db=FILE[,method=NAME]) against BASE's. A bare
+# DB path stands for LEVER=db=PATH, LEVER its file name without .db.
 table() {
 	base=$1
 	shift
+	case $base in db=*) ;; *) base="db=$base" ;; esac
 	printf '| lever | ratio |'
 	for m in $metrics; do printf ' Δ %s |' "$m"; done
 	printf '\n|---|---|'
 	for m in $metrics; do printf -- '---|'; done
 	printf '\n'
-	for db in "$@"; do
-		lever=$(basename "$db" .db)
-		"$bench" compare --format csv --metrics "$(echo $metrics | tr ' ' ,)" "db=$base" "db=$db" 2>/dev/null |
+	for arg in "$@"; do
+		case $arg in
+		*'|'*) lever=${arg%%|*} sel=${arg#*|} ;;
+		*) lever=$(basename "$arg" .db) sel="db=$arg" ;;
+		esac
+		"$bench" compare --format csv --metrics "$(echo $metrics | tr ' ' ,)" "$base" "$sel" 2>/dev/null |
 		awk -v lever="$lever" -v n="$(echo $metrics | wc -w)" -F, '
 		/^method,/ { block++; next }
 		NF >= 7 && $1 != "" {
@@ -57,4 +69,12 @@ table "$dir/base.db" "$dir"/*=*.db
 if ls "$dir"/combo/*.db >/dev/null 2>&1; then
 	printf '\n## On top of `conv=sage`\n\nEach combination (DIR/combo/conv=sage+LEVER=VALUE.db) against `conv=sage` alone.\n\n'
 	table "$dir/conv=sage.db" "$dir"/combo/*.db
+fi
+if ls "$dir"/plus/*.db >/dev/null 2>&1; then
+	printf '\n## On top of ugnn-plus'"'"'s levers\n\nEach lever added to `conv=sage+unknown_mass=true` (ugnn-plus'"'"'s levers; DIR/plus/LEVER=VALUE.db) against those two alone.\n\n'
+	table "$dir/combo/conv=sage+unknown_mass=true.db" "$dir"/plus/*.db
+fi
+if [ -n "${COIL_DB:-}" ]; then
+	printf '\n## COIL-DEL low\n\nThe levers ugnn-plus kept, on COIL-DEL low against faithful ugnn (split seed 0, run seeds 0–2: n = 3 pairs, paired t-test).\n\n'
+	table "db=$COIL_DB,method=ugnn" ${COIL_SAGE_DB:+"conv=sage|db=$COIL_SAGE_DB,method=ugnn-plus"} "conv=sage+unknown_mass=true (ugnn-plus)|db=$COIL_DB,method=ugnn-plus" | sed 's/| low |/| COIL-DEL low |/'
 fi
