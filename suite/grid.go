@@ -74,15 +74,15 @@ func ParseSets(flags []string) (map[string][]string, error) {
 	for _, f := range flags {
 		key, vals, ok := strings.Cut(f, "=")
 		if !ok || !strings.Contains(key, ".") || vals == "" {
-			return nil, fmt.Errorf("--set %q: want method.param=v1,v2 (method may be *)", f)
+			return nil, inputErrorf("set", strconv.Quote(f), "want method.param=v1,v2 (method may be *)")
 		}
 		if _, dup := sets[key]; dup {
-			return nil, fmt.Errorf("--set %q: %s given twice", f, key)
+			return nil, inputErrorf("set", strconv.Quote(f), "%s given twice", key)
 		}
 		items := strings.Split(vals, ",")
 		for _, it := range items {
 			if strings.TrimSpace(it) == "" {
-				return nil, fmt.Errorf("--set %q: empty value in the list", f)
+				return nil, inputErrorf("set", strconv.Quote(f), "empty value in the list")
 			}
 		}
 		sets[key] = items
@@ -98,7 +98,8 @@ const StepsParam = "steps"
 
 // Expand turns the grid into run specs, in the order dataset, ratio,
 // method, swept parameters, α, split seed, seed. Errors name the offending
-// method, dataset, ratio or --set key. Every spec passes CheckSpec.
+// method, dataset, ratio or setting (an InputError for Sets and Alphas).
+// Every spec passes CheckSpec.
 func Expand(cfg GridConfig) ([]RunSpec, error) {
 	methods, err := resolveMethods(cfg.Methods)
 	if err != nil {
@@ -123,7 +124,7 @@ func Expand(cfg GridConfig) ([]RunSpec, error) {
 	alphas := cfg.Alphas
 	for _, a := range alphas {
 		if !(a > 0) || math.IsInf(a, 0) {
-			return nil, fmt.Errorf("--alpha %g: must be a finite number > 0", a)
+			return nil, inputErrorf("alpha", fmt.Sprint(a), "must be a finite number > 0")
 		}
 	}
 	if len(alphas) == 0 {
@@ -210,11 +211,11 @@ func checkSets(sets map[string][]string, methods []Method) error {
 			if _, ok := ParamsOf(m).Lookup(param); ok {
 				found = true
 			} else if method != "*" {
-				return fmt.Errorf("--set %s: method %s has no parameter %q (has: %s)", key, method, param, strings.Join(m.Defaults().Keys(), ", "))
+				return inputErrorf("set", key, "method %s has no parameter %q (has: %s)", method, param, strings.Join(m.Defaults().Keys(), ", "))
 			}
 		}
 		if !found {
-			return fmt.Errorf("--set %s: no selected method has parameter %q", key, param)
+			return inputErrorf("set", key, "no selected method has parameter %q", param)
 		}
 	}
 	return nil
@@ -240,7 +241,7 @@ func sweep(m Method, cfg GridConfig) ([]Params, error) {
 			for _, s := range cfg.Sets[key] {
 				v, err := spec.Parse(m.Name()+"."+param, strings.TrimSpace(s))
 				if err != nil {
-					return nil, fmt.Errorf("--set %s: %w", key, err)
+					return nil, &InputError{Field: "set", Value: key, Err: err}
 				}
 				q := p.Clone()
 				q[param] = v

@@ -76,7 +76,7 @@ func (s Slot) String() string { return fmt.Sprintf("%s#%d", s.Device, s.Index) }
 // slots each. "cpu" alone is cpu:1.
 func ParseDevices(s string, perDevice int) ([]Slot, error) {
 	if perDevice < 1 {
-		return nil, fmt.Errorf("--per-device %d: must be ≥ 1", perDevice)
+		return nil, inputErrorf("per-device", strconv.Itoa(perDevice), "must be ≥ 1")
 	}
 	var slots []Slot
 	for _, part := range strings.Split(s, ",") {
@@ -88,27 +88,27 @@ func ParseDevices(s string, perDevice int) ([]Slot, error) {
 		} else if hasNum {
 			v, err := strconv.Atoi(num)
 			if err != nil || v < 0 {
-				return nil, fmt.Errorf("--devices %q: %q is not kind:number", s, part)
+				return nil, inputErrorf("devices", strconv.Quote(s), "%q is not kind:number", part)
 			}
 			n = v
 		}
 		switch kind {
 		case "cpu":
 			if n < 1 {
-				return nil, fmt.Errorf("--devices %q: cpu needs ≥ 1 slot", s)
+				return nil, inputErrorf("devices", strconv.Quote(s), "cpu needs ≥ 1 slot")
 			}
 			for i := 0; i < n; i++ {
 				slots = append(slots, Slot{Device: "cpu", Index: i})
 			}
 		case "cuda", "gpu":
 			if !hasNum {
-				return nil, fmt.Errorf("--devices %q: %s needs a device number, e.g. cuda:0", s, kind)
+				return nil, inputErrorf("devices", strconv.Quote(s), "%s needs a device number, e.g. cuda:0", kind)
 			}
 			for i := 0; i < perDevice; i++ {
 				slots = append(slots, Slot{Device: fmt.Sprintf("cuda:%d", n), Index: i})
 			}
 		default:
-			return nil, fmt.Errorf("--devices %q: unknown device kind %q (want cpu:N or cuda:I)", s, kind)
+			return nil, inputErrorf("devices", strconv.Quote(s), "unknown device kind %q (want cpu:N or cuda:I)", kind)
 		}
 	}
 	return slots, nil

@@ -25,18 +25,19 @@ type Shard struct {
 // ParseShard parses --shard: "I/N" with 0 ≤ I < N, or "env/N", where I is
 // read from the first variable of ShardIndexEnv that getenv returns
 // non-empty (getenv is os.Getenv outside tests). "" is the whole grid.
-// Errors name the flag value and, for env/N, the variables.
+// Errors are InputErrors of field "shard", naming the value and, for
+// env/N, the variables.
 func ParseShard(s string, getenv func(string) string) (Shard, error) {
 	if s == "" {
 		return Shard{}, nil
 	}
 	is, ns, ok := strings.Cut(s, "/")
 	if !ok {
-		return Shard{}, fmt.Errorf("--shard %q: want I/N (0 ≤ I < N) or env/N", s)
+		return Shard{}, inputErrorf("shard", strconv.Quote(s), "want I/N (0 ≤ I < N) or env/N")
 	}
 	n, err := strconv.Atoi(ns)
 	if err != nil || n < 1 {
-		return Shard{}, fmt.Errorf("--shard %q: the shard count %q is not a positive integer", s, ns)
+		return Shard{}, inputErrorf("shard", strconv.Quote(s), "the shard count %q is not a positive integer", ns)
 	}
 	src := ""
 	if is == "env" {
@@ -47,7 +48,7 @@ func ParseShard(s string, getenv func(string) string) (Shard, error) {
 			}
 		}
 		if src == "" {
-			return Shard{}, fmt.Errorf("--shard %q: none of %s is set (not in a Slurm job array or indexed Job?)", s, strings.Join(ShardIndexEnv, ", "))
+			return Shard{}, inputErrorf("shard", strconv.Quote(s), "none of %s is set (not in a Slurm job array or indexed Job?)", strings.Join(ShardIndexEnv, ", "))
 		}
 	}
 	i, err := strconv.Atoi(is)
@@ -56,7 +57,7 @@ func ParseShard(s string, getenv func(string) string) (Shard, error) {
 		if src != "" {
 			where = " (from $" + src + ")"
 		}
-		return Shard{}, fmt.Errorf("--shard %q: the shard index %q%s is not an integer in [0, %d)", s, is, where, n)
+		return Shard{}, inputErrorf("shard", strconv.Quote(s), "the shard index %q%s is not an integer in [0, %d)", is, where, n)
 	}
 	return Shard{Index: i, Count: n}, nil
 }

@@ -73,7 +73,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	setMap, err := suite.ParseSets(*sets)
 	if err != nil {
-		return err
+		return suite.AsFlagError(err)
 	}
 	if *classSplit != datasets.ClassSplitFirst && *classSplit != datasets.ClassSplitRandom {
 		return fmt.Errorf("--class-split %q: want first or random", *classSplit)
@@ -83,7 +83,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	shard, err := suite.ParseShard(*shardFlag, os.Getenv)
 	if err != nil {
-		return err
+		return suite.AsFlagError(err)
 	}
 	specs, err := suite.Expand(suite.GridConfig{
 		Methods: *methods, Datasets: *dsets, Ratios: *ratios, SplitSeeds: splitList, Seeds: seedList,
@@ -92,7 +92,7 @@ func runGrid(args []string, stdout io.Writer) error {
 		Alphas:   *alpha,
 	})
 	if err != nil {
-		return err
+		return suite.AsFlagError(err)
 	}
 	if shard.Count > 1 {
 		n := len(specs)
@@ -101,7 +101,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	slots, err := suite.ParseDevices(*devices, *perDevice)
 	if err != nil {
-		return err
+		return suite.AsFlagError(err)
 	}
 	store, err := runs.Open(*db)
 	if err != nil {
