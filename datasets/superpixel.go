@@ -241,11 +241,6 @@ func (s *imageSet) Image(i int) []uint8 {
 	return s.Pix[i*sz : (i+1)*sz]
 }
 
-// BuildProgress, if set, is called from the superpixel builder with the
-// number of images done so far and the total (from several goroutines,
-// never concurrently with itself); cmd/bench sets it to draw a progress bar.
-var BuildProgress func(name string, done, total int)
-
 // buildWorkers is the number of goroutines building superpixel graphs:
 // $UGBENCH_BUILD_WORKERS if set to a positive integer, else GOMAXPROCS.
 func buildWorkers() int {
@@ -256,8 +251,9 @@ func buildWorkers() int {
 }
 
 // buildSuperpixelGraphs segments every image of set in parallel (workers
-// goroutines) and returns its superpixel graph.
-func buildSuperpixelGraphs(name string, set *imageSet, p SuperpixelParams, workers int) ([]Graph, error) {
+// goroutines) and returns its superpixel graph; progress, if not nil, is
+// called as Loader.Progress.
+func buildSuperpixelGraphs(name string, set *imageSet, p SuperpixelParams, workers int, progress func(name string, done, total int)) ([]Graph, error) {
 	n := set.Len()
 	graphs := make([]Graph, n)
 	var next, done atomic.Int64
@@ -281,8 +277,8 @@ func buildSuperpixelGraphs(name string, set *imageSet, p SuperpixelParams, worke
 					next.Store(int64(n))
 				}
 				d := done.Add(1)
-				if BuildProgress != nil {
-					BuildProgress(name, int(d), n)
+				if progress != nil {
+					progress(name, int(d), n)
 				}
 				mu.Unlock()
 			}

@@ -302,14 +302,9 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// CacheWarning, if set, receives one line whenever a superpixel cache is
-// found damaged or stale and is rebuilt, or cannot be written (cmd/bench
-// prints it on stderr).
-var CacheWarning func(msg string)
-
-func warnCache(format string, args ...any) {
-	if CacheWarning != nil {
-		CacheWarning(fmt.Sprintf(format, args...))
+func (l Loader) warnCache(format string, args ...any) {
+	if l.Warn != nil {
+		l.Warn(fmt.Sprintf(format, args...))
 	}
 }
 
@@ -318,7 +313,7 @@ func warnCache(format string, args ...any) {
 // writes the cache: next to the raw data, else (read-only data) in the
 // user cache directory. A cache whose checksum, key or layout does not
 // match is never used: it is rebuilt and overwritten.
-func loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
+func (l Loader) loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
 	paths, err := src.resolve(dataDir)
 	if err != nil {
 		return nil, err
@@ -340,7 +335,7 @@ func loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
 		}
 		graphs, dim, raw, err := decodeCache(b, key)
 		if err != nil {
-			warnCache("superpixel cache %s: %v; rebuilding it", cp, err)
+			l.warnCache("superpixel cache %s: %v; rebuilding it", cp, err)
 			continue
 		}
 		return superpixelDataset(src.Name, graphs, dim, raw), nil
@@ -349,7 +344,7 @@ func loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", src.Name, err)
 	}
-	graphs, err := buildSuperpixelGraphs(src.Name, set, src.Params, workers)
+	graphs, err := buildSuperpixelGraphs(src.Name, set, src.Params, workers, l.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", src.Name, err)
 	}
@@ -365,7 +360,7 @@ func loadSuperpixels(dataDir string, src superpixelSource) (*Dataset, error) {
 		break
 	}
 	if werrs != nil {
-		warnCache("superpixel cache of %s not written: %s", src.Name, strings.Join(werrs, "; "))
+		l.warnCache("superpixel cache of %s not written: %s", src.Name, strings.Join(werrs, "; "))
 	}
 	return ds, nil
 }

@@ -74,15 +74,32 @@ func Available(dataDir string) []string {
 // error that names the path, lists the available datasets (if any) and says
 // to set --data-dir or UGBENCH_DATA; for a name containing a path separator
 // an error; otherwise whatever LoadTU returns.
-func Load(dataDir, name string) (*Dataset, error) {
+func Load(dataDir, name string) (*Dataset, error) { return Loader{}.Load(dataDir, name) }
+
+// Loader loads datasets as Load does and reports on the slow part, the
+// first build of a superpixel dataset (MNIST, CIFAR10, user image sets),
+// to its hooks; the zero Loader reports nothing.
+type Loader struct {
+	// Progress, if set, is called from the superpixel builder with the
+	// dataset's name, the number of images done so far and the total
+	// (from several goroutines, never concurrently with itself); bench
+	// draws a progress bar with it.
+	Progress func(name string, done, total int)
+	// Warn, if set, receives one line whenever a superpixel cache is found
+	// damaged or stale and is rebuilt, or cannot be written.
+	Warn func(msg string)
+}
+
+// Load loads dataset name from dataDir (see the package function Load).
+func (l Loader) Load(dataDir, name string) (*Dataset, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("invalid dataset name %q", name)
 	}
 	if src, ok := superpixelSourceOf(name); ok {
-		return loadSuperpixels(dataDir, src)
+		return l.loadSuperpixels(dataDir, src)
 	}
 	if src, ok := userSource(name); ok {
-		ds, err := loadSuperpixels(dataDir, src)
+		ds, err := l.loadSuperpixels(dataDir, src)
 		if err == nil {
 			err = checkUserClasses(ds)
 		}

@@ -54,12 +54,11 @@ func tinyImageSet(t *testing.T) string {
 	return root
 }
 
-// countBuilds counts the images the superpixel builder segments.
-func countBuilds(t *testing.T) *atomic.Int64 {
+// countBuilds returns a Loader that counts the images the superpixel
+// builder segments, and the count.
+func countBuilds() (Loader, *atomic.Int64) {
 	var c atomic.Int64
-	BuildProgress = func(string, int, int) { c.Add(1) }
-	t.Cleanup(func() { BuildProgress = nil })
-	return &c
+	return Loader{Progress: func(string, int, int) { c.Add(1) }}, &c
 }
 
 // TestUserIDXDatasetAndCache registers a user IDX set, builds it (cache
@@ -79,10 +78,9 @@ func TestUserIDXDatasetAndCache(t *testing.T) {
 		t.Errorf("ResolveRatio(DIGITS, low) = %g, %v; want 0.5", r, err)
 	}
 	var warnings []string
-	CacheWarning = func(m string) { warnings = append(warnings, m) }
-	t.Cleanup(func() { CacheWarning = nil })
-	builds := countBuilds(t)
-	ds, err := Load(root, "DIGITS")
+	loader, builds := countBuilds()
+	loader.Warn = func(m string) { warnings = append(warnings, m) }
+	ds, err := loader.Load(root, "DIGITS")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +111,7 @@ func TestUserIDXDatasetAndCache(t *testing.T) {
 		t.Helper()
 		builds.Store(0)
 		warnings = nil
-		ds, err := Load(root, "DIGITS")
+		ds, err := loader.Load(root, "DIGITS")
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -147,7 +145,7 @@ func TestUserIDXDatasetAndCache(t *testing.T) {
 	}
 	writeIDX(t, filepath.Join(root, "DIGITS", "labels-idx1-ubyte"), []int{12}, lab)
 	reload("stale input", 12)
-	ds, _ = Load(root, "DIGITS")
+	ds, _ = loader.Load(root, "DIGITS")
 	if ds.Labels[0] != 1 {
 		t.Errorf("after changing the labels, graph 0 has label %d, want 1", ds.Labels[0])
 	}
@@ -233,8 +231,8 @@ func TestCacheReadOnlyDataDir(t *testing.T) {
 	dir := filepath.Join(root, "DIGITS")
 	os.Chmod(dir, 0o555)
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	builds := countBuilds(t)
-	if _, err := Load(root, "DIGITS"); err != nil {
+	loader, builds := countBuilds()
+	if _, err := loader.Load(root, "DIGITS"); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -248,7 +246,7 @@ func TestCacheReadOnlyDataDir(t *testing.T) {
 		t.Fatalf("user cache dir holds %v, want one DIGITS cache", matches)
 	}
 	builds.Store(0)
-	if _, err := Load(root, "DIGITS"); err != nil || builds.Load() != 0 {
+	if _, err := loader.Load(root, "DIGITS"); err != nil || builds.Load() != 0 {
 		t.Errorf("second load: %v, %d images segmented; want the user cache used", err, builds.Load())
 	}
 }

@@ -21,6 +21,9 @@ import (
 type Runner struct {
 	// DataDir is the directory holding the datasets.
 	DataDir string
+	// Loader loads them (its zero value reports nothing; bench shows the
+	// superpixel builder's progress and cache warnings through it).
+	Loader datasets.Loader
 	// Backend is the GoMLX backend configuration given to methods.
 	Backend string
 	// CacheDir is handed to methods as Task.CacheDir ("" = no caches).
@@ -66,7 +69,7 @@ func (r *Runner) Dataset(name string) (*datasets.Dataset, error) {
 	}
 	r.mu.Unlock()
 	e.once.Do(func() {
-		e.ds, e.err = datasets.Load(r.DataDir, name)
+		e.ds, e.err = r.Loader.Load(r.DataDir, name)
 		if e.err == nil {
 			e.fingerprint = sync.OnceValue(func() string { return datasets.Fingerprint(e.ds.Graphs) })
 		}

@@ -12,9 +12,10 @@ import (
 	"github.com/ugbench/ugbench/datasets"
 )
 
-// hookDatasetBuild shows the superpixel builder's progress on w (a bar on
-// a terminal, else a line every 10%) and its cache warnings.
-func hookDatasetBuild(w io.Writer) {
+// datasetLoader is the datasets.Loader of bench's commands: it shows the
+// superpixel builder's progress on w (a bar on a terminal, else a line
+// every 10%) and its cache warnings.
+func datasetLoader(w io.Writer) datasets.Loader {
 	var mu sync.Mutex
 	bars := map[string]*progressbar.ProgressBar{}
 	lastTenth := map[string]int{}
@@ -22,7 +23,7 @@ func hookDatasetBuild(w io.Writer) {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		tty = true
 	}
-	datasets.BuildProgress = func(name string, done, total int) {
+	progress := func(name string, done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !tty {
@@ -45,5 +46,5 @@ func hookDatasetBuild(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
-	datasets.CacheWarning = func(msg string) { fmt.Fprintln(w, "warning:", msg) }
+	return datasets.Loader{Progress: progress, Warn: func(msg string) { fmt.Fprintln(w, "warning:", msg) }}
 }

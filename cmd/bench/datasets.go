@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/reports"
@@ -29,7 +30,7 @@ func runDatasets(args []string, stdout io.Writer) error {
 	}
 	var rows []reports.DatasetRow
 	for _, name := range datasets.OrderNames(names) {
-		ds, err := datasets.Load(dir, name)
+		ds, err := datasetLoader(os.Stderr).Load(dir, name)
 		if err != nil {
 			return err
 		}

@@ -128,7 +128,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	if _, err := gnn.NewBackend(backendCfg); err != nil {
 		return fmt.Errorf("--backend: %w", err)
 	}
-	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db), ResumeEvery: *resumeEvery, Scorers: scorerList, KeepOutputs: *keepOutputs}
+	runner := &suite.Runner{DataDir: datasets.DataDir(*dataDir), Loader: datasetLoader(os.Stderr), Backend: backendCfg, CacheDir: resolveCacheDir(*cacheDir, *db), ResumeEvery: *resumeEvery, Scorers: scorerList, KeepOutputs: *keepOutputs}
 	if runner.CacheDir != "" && runner.ResumeEvery > 0 {
 		if err := suite.ProbeResume(runner.CacheDir); err != nil {
 			fmt.Fprintf(os.Stderr, "warning: --cache-dir: %v; running runs will not be saved (--resume-every), an interrupted run will start over\n", err)

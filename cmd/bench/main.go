@@ -93,7 +93,6 @@ func main() {
 		usage()
 		os.Exit(2)
 	}
-	hookDatasetBuild(os.Stderr)
 	for _, c := range commands {
 		if c.name == os.Args[1] {
 			err := c.run(os.Args[2:], os.Stdout)
