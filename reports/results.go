@@ -66,6 +66,13 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		{"Wall time per run (seconds)", "Fit's wall time, on the machines of the provenance section.", MetricTable(done, RunSecondsMetric, opts)},
 		{"Median epoch time (seconds)", "", MetricTable(MethodsWithMetric(done, suite.EpochSecondsMetric), suite.EpochSecondsMetric, opts)},
 	}
+	if mem := withMetric(done, suite.PeakMemoryMetric); len(mem) > 0 {
+		sections = append(sections, struct {
+			title, text string
+			table       *table.Table
+		}{"Peak memory per run (MiB)", "What the process held from the Go runtime while Fit ran (suite.PeakMemoryMetric): runs that shared a process (bench grid --devices cpu:N) count together; runs stored before it was measured have no cell.",
+			MetricTable(mem, suite.PeakMemoryMetric, opts)})
+	}
 	for _, phase := range epochPhases(done) {
 		sections = append(sections, struct {
 			title, text string

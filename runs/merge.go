@@ -613,9 +613,10 @@ func replaceRun(tx *sql.Tx, sc *dbSchema, children []string, updateRun string, a
 }
 
 // conflictIgnored reports whether metric name may differ between two
-// computations of one run: wall times and the resume count.
+// computations of one run: the measurements (wall times, peak memory;
+// suite.IsMeasurement) and the resume count.
 func conflictIgnored(name string) bool {
-	return strings.HasPrefix(name, suite.EpochSecondsMetric) || name == suite.ResumedMetric
+	return suite.IsMeasurement(name) || name == suite.ResumedMetric
 }
 
 // finishedConflict compares the metrics of the input's run inID (in db)

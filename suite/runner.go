@@ -357,8 +357,10 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	}
 	start := time.Now()
 	log.start()
+	mem := startMemorySampler()
 	pred, err := fitSafely(ctx, m, task)
 	res.Seconds = time.Since(start).Seconds() + task.Resume.priorSeconds()
+	peakMiB := mem.stop()
 	// An interrupted run keeps its state for the next attempt; a finished
 	// or failed one deletes it.
 	resumes := task.Resume.finish(err != nil && ctx.Err() != nil)
@@ -374,6 +376,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		return res, err
 	}
 	maps.Copy(res.Metrics, log.epochSecondsMetrics())
+	res.Metrics[PeakMemoryMetric] = peakMiB
 	if resumes > 0 {
 		res.Metrics[ResumedMetric] = float64(resumes)
 	}

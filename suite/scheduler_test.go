@@ -301,9 +301,9 @@ var openSetMetrics = []string{suite.MetricAUPRIn, suite.MetricAUPROut, suite.Met
 
 // numMetrics is what a run of a fake stores: the test set's scores and
 // declared_ratio, the same on D^u (du_) and as chance figures (chance_),
-// the open-set metrics of the test set and D^u, and the epoch time (every
-// fake logs epochs).
-var numMetrics = 3*(len(allMetrics)+1) + 2*len(openSetMetrics) + 1
+// the open-set metrics of the test set and D^u, the epoch time (every
+// fake logs epochs) and the peak memory.
+var numMetrics = 3*(len(allMetrics)+1) + 2*len(openSetMetrics) + 2
 
 func TestSchedulerRunsGrid(t *testing.T) {
 	e := newEnv(t)
@@ -345,6 +345,9 @@ func TestSchedulerRunsGrid(t *testing.T) {
 		}
 		if v, ok := r.Metrics[suite.EpochSecondsMetric]; !ok || v < 0 || v > r.Seconds {
 			t.Errorf("%s: %s = %v (present %v), want in [0, %v]", sp, suite.EpochSecondsMetric, v, ok, r.Seconds)
+		}
+		if v, ok := r.Metrics[suite.PeakMemoryMetric]; !ok || !(v > 1) {
+			t.Errorf("%s: %s = %v MiB (present %v), want > 1", sp, suite.PeakMemoryMetric, v, ok)
 		}
 		p := r.Provenance
 		if p.GoVersion != runtime.Version() || p.Backend != testBackend || p.Device != "cpu" || p.GoMLXVersion == "" {

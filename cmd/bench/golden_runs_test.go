@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ugbench/ugbench/datasets"
@@ -36,7 +35,8 @@ func bits(v float64) string { return fmt.Sprintf("%016x", math.Float64bits(v)) }
 // 0, seed 0, suitetest.TinyParams, the default post-hoc scorers) must store
 // the config hash, metrics and curves recorded in
 // testdata/golden-runs.json, bit for bit; only the timing metrics
-// (epoch_seconds*) are left out. A change that moves a number must say so
+// (epoch_seconds*) and peak memory (suite.IsMeasurement) are left out. A
+// change that moves a number must say so
 // and rewrite the file (-update-golden-runs) in the same commit. The
 // file was recorded on the project's 2-core AVX-512 Xeon: GoMLX's SIMD
 // kernels may round differently on another CPU.
@@ -65,7 +65,7 @@ func TestGoldenRuns(t *testing.T) {
 		}
 		g := goldenRun{Hash: spec.Hash(), Metrics: map[string]string{}}
 		for k, v := range res.Metrics {
-			if !strings.HasPrefix(k, suite.EpochSecondsMetric) {
+			if !suite.IsMeasurement(k) {
 				g.Metrics[k] = bits(v)
 			}
 		}

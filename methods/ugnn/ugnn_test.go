@@ -492,7 +492,7 @@ func TestWarmupCache(t *testing.T) {
 	scores := func(m map[string]float64) map[string]float64 {
 		out := maps.Clone(m)
 		for k := range out {
-			if strings.HasPrefix(k, suite.EpochSecondsMetric) {
+			if suite.IsMeasurement(k) {
 				delete(out, k)
 			}
 		}

@@ -218,13 +218,14 @@ func (t *Table) isBestInRow(row, col int) bool {
 // metrics whose name ends in "_seconds" (suite.EpochSecondsMetric, wall
 // seconds per epoch) or contains "_seconds_" (its per-phase medians,
 // epoch_seconds_<phase>), and fpr95 and du_fpr95 (the fraction of unknown
-// graphs accepted at 95% known recall) under any score; false for the scores
+// graphs accepted at 95% known recall) under any score, and the peak
+// memory (suite.PeakMemoryMetric); false for the scores
 // (accuracy, F1, AUROC, …), where higher is better.
 func LowerIsBetter(metric string) bool {
 	if _, m := suite.SplitScorerMetric(metric); strings.TrimPrefix(m, suite.PrefixDU) == suite.MetricFPR95 {
 		return true
 	}
-	return strings.HasSuffix(metric, "_seconds") || strings.Contains(metric, "_seconds_")
+	return strings.HasSuffix(metric, "_seconds") || strings.Contains(metric, "_seconds_") || metric == suite.PeakMemoryMetric
 }
 
 // round3 rounds to the 3 decimals the tables show, exactly as displayed.

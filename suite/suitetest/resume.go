@@ -57,7 +57,7 @@ func CheckResume(t *testing.T, dataDir string, spec suite.RunSpec, stops ...int)
 			t.Errorf("stop %d: curves differ from the uninterrupted run's:\n got %v\nwant %v", stop, res.Curves, whole.Curves)
 		}
 		for k, v := range whole.Metrics {
-			if !strings.HasPrefix(k, suite.EpochSecondsMetric) && res.Metrics[k] != v {
+			if !suite.IsMeasurement(k) && res.Metrics[k] != v {
 				t.Errorf("stop %d: %s = %v, want the uninterrupted run's %v", stop, k, res.Metrics[k], v)
 			}
 		}
@@ -126,7 +126,7 @@ func CheckDamagedResume(t *testing.T, dataDir string, spec suite.RunSpec, stop i
 		t.Errorf("curves differ from the uninterrupted run's")
 	}
 	for k, v := range whole.Metrics {
-		if !strings.HasPrefix(k, suite.EpochSecondsMetric) && res.Metrics[k] != v {
+		if !suite.IsMeasurement(k) && res.Metrics[k] != v {
 			t.Errorf("%s = %v, want the uninterrupted run's %v", k, res.Metrics[k], v)
 		}
 	}
