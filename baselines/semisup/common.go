@@ -62,7 +62,9 @@ type net struct {
 	curveEvery int
 	predict    *model.Exec
 	label      map[int]int32
-	execs      []*model.Exec
+	// execs compiles the method's steps (Step) and inference graphs
+	// (Infer).
+	execs *gnn.Execs
 	// host is the state a resumed run restores besides the store (see
 	// restore); at is the progress it restored (zero for a fresh run).
 	host gnn.RunState
@@ -91,6 +93,7 @@ func newNet(task *suite.Task) (*net, error) {
 		return nil, err
 	}
 	n.backend, n.store = backend, model.NewStore()
+	n.execs = gnn.NewExecs(backend, n.store)
 	if err := gnn.SetSeed(n.store, task.Seed); err != nil {
 		return nil, err
 	}
@@ -102,32 +105,7 @@ func newNet(task *suite.Task) (*net, error) {
 	return n, nil
 }
 
-// exec compiles fn on the run's store (every input shape cached). Every
-// graph is marked as training before fn reads a variable: GoMLX's Go
-// backend embeds the variables of a non-training graph as constants at
-// compile time (PreferConstantsForVariables, GoMLX v0.28.16), so an
-// inference graph cached for one input shape would keep predicting with
-// the weights of its compilation, and an optimizer in it would update
-// variables that its next run never reads. The backbone has no dropout,
-// so "training" changes nothing else.
-func (n *net) exec(fn func(scope *model.Scope, in []*Node) []*Node) (*model.Exec, error) {
-	e, err := model.NewExec(n.backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
-		n.store.SetTraining(in[0].Graph(), true)
-		return fn(scope, in)
-	})
-	if err != nil {
-		return nil, err
-	}
-	e.SetMaxCache(-1)
-	n.execs = append(n.execs, e)
-	return e, nil
-}
-
-func (n *net) close() {
-	for _, e := range n.execs {
-		e.Finalize()
-	}
-}
+func (n *net) close() { n.execs.Close() }
 
 // adam is an Adam optimiser whose moments and step counter live in their
 // own scope (so two of them over the same variables share nothing) and
@@ -147,8 +125,7 @@ func newAdam(name, scopePath string, lr float64) *adam {
 }
 
 // minimise adds a's update of the variables under scope (the root scope:
-// all) for loss to loss's graph (built by net.exec, which marks it as
-// training).
+// all) for loss to loss's graph (a gnn.Execs.Step graph).
 func (a *adam) minimise(_ *model.Store, scope *model.Scope, loss *Node) {
 	a.opt.UpdateGraph(scope, loss.Graph(), loss)
 }

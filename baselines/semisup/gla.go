@@ -218,7 +218,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	var err error
 	// selection (no optimizer): chunks, w, n0, U, y, labelled flag []
 	// → k*, anyValid, I.
-	r.selectExec, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.selectExec, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		f, extra := forward(scope, in)
 		flag := extra[0]
 		ref := Where(GreaterThan(flag, ZerosLike(flag)), f.y, predClass(f.logits))
@@ -233,7 +233,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	}
 	// training steps: chunks, w, n0, U, y, k* [B] int32, I [B] → loss.
 	step := func(opt *adam, labelled bool) (*model.Exec, error) {
-		return n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		return n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 			f, extra := forward(scope, in)
 			kStar, keep := extra[0], extra[1]
 			zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), f.u)))
@@ -264,7 +264,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	if r.trainL, err = step(r.optL, true); err != nil {
 		return err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}

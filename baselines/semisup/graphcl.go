@@ -98,7 +98,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		return gnn.MLP(scope.At("proj"), z, hidden, hidden)
 	}
 	pre := newAdam("adam_pretrain", "", paramPretrainLR.Get(p))
-	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	pretrain, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: view 1's chunks, w, view 2's chunks (one plan: rows aligned).
 		c := &cursor{in: in}
 		c1, w := c.chunks(), c.next()
@@ -114,7 +114,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	// Only the head's first layer is in stage 1's graph; stage 2 creates
 	// W1 fresh.
 	ft := newAdam("adam_finetune", "", n.lr)
-	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	train, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: chunks, w, y.
 		c := &cursor{in: in}
 		chunks, w, y := c.chunks(), c.next(), c.next()
@@ -127,7 +127,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	if err != nil {
 		return nil, err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}

@@ -113,7 +113,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	defer n.close()
 	hidden, classes := n.enc.Hidden, task.NumKnown
 	opt := newAdam("adam", "", n.lr)
-	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	train, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		ce, lg, gg := infoGraphLosses(scope, n.enc, classes, in)
 		loss := Add(ce, Add(lg, MulScalar(gg, lambda)))
 		opt.minimise(n.store, scope, loss)
@@ -122,7 +122,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}

@@ -168,7 +168,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		_, l := head(scope.At("net").At("head"), embed(scope, x, adj, mask, true), hidden, classes)
 		return l
 	}
-	score, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	score, err := n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		return []*Node{explain(scope, in[0], in[1], in[2])}
 	})
 	if err != nil {
@@ -176,7 +176,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	}
 	preNet := newAdam("adam_pretrain", "/net", paramPretrainLR.Get(p))
 	preEx := newAdam("adam_pretrain", "/explainer", paramPretrainLR.Get(p)*rgclExplainerLR.Get(p))
-	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	pretrain, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: the first view's chunks, w, the second's [, the third's] (one
 		// plan: rows aligned) — tu: G, R, C; chem: R1, R2, C; mnist: R1, R2.
 		proj := func(x, a, m *Node) *Node {
@@ -202,7 +202,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		return nil, err
 	}
 	ft := newAdam("adam_finetune", "/net", n.lr)
-	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	train, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: view 1's chunks, w, y [, view 2's chunks] (one plan).
 		logits := func(x, a, m *Node) *Node { return logitsOf(scope, x, a, m) }
 		c := &cursor{in: in}
@@ -217,7 +217,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 	if err != nil {
 		return nil, err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := embed(scope, in[0], in[1], in[2], true)
 		_, logits := head(scope.At("net").At("head"), z, hidden, classes)
 		return []*Node{logits, z}

@@ -89,8 +89,9 @@ type Classifier struct {
 	classes  int
 	backend  compute.Backend
 	store    *model.Store
+	execs    *Execs
 	train    *model.Exec
-	predict  *Predictor
+	predict  *model.Exec
 	features *Features
 	task     *suite.Task
 }
@@ -121,8 +122,8 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	// Inputs per chunk: the layout's batch inputs (3 dense: x, adj, mask;
 	// 6 edge-list: EdgeBatch.Tensors), then labels and weight.
 	per := c.numInputs() + 2
-	c.train, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
-		c.store.SetTraining(in[0].Graph(), true)
+	c.execs = NewExecs(backend, c.store)
+	c.train, err = c.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		var logits, labels, weights []*Node
 		for s := 0; s+per-1 < len(in); s += per {
 			logits = append(logits, c.logits(scope, in[s:s+per-2], in[s+per-1].Shape().Dim(0)))
@@ -135,19 +136,18 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	if err != nil {
 		return nil, err
 	}
-	c.predict = NewPredictor(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
+	c.predict, err = c.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		logits, z := c.forward(scope, in, 0)
 		return []*Node{logits, z}
 	})
-	c.train.SetMaxCache(-1)
+	if err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 // Close releases the compiled executables (the backend is shared).
-func (c *Classifier) Close() {
-	c.train.Finalize()
-	c.predict.Finalize()
-}
+func (c *Classifier) Close() { c.execs.Close() }
 
 // Layout returns the batch layout the classifier resolved (LayoutDense or
 // LayoutEdges).
@@ -240,7 +240,6 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 			args = append(append(args, in...), tensors.FromFlatDataAndDimensions(y, slots), tensors.FromFlatDataAndDimensions(weight, slots))
 		}
 		out, err := c.train.Exec(args...)
-		c.predict.WeightsChanged()
 		if err != nil {
 			return 0, 0, fmt.Errorf("train step: %w", err)
 		}
@@ -375,7 +374,6 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 	if _, err := state.Restore(task.Resume, c.store, &at); err != nil {
 		return nil, err
 	}
-	c.predict.WeightsChanged()
 	epochs := EpochsFor(cfg.Steps, len(task.Labelled), cfg.BatchSize)
 	done := at.Steps
 	for ep := at.Epochs + 1; ep <= epochs; ep++ {

@@ -64,7 +64,6 @@ func (r *run) restore() (bool, error) {
 	ok, err := r.state.Restore(r.task.Resume, r.net.store, &r.at)
 	if ok && err == nil {
 		r.epoch = r.at.Epoch
-		r.net.predict.WeightsChanged()
 	}
 	return ok, err
 }
@@ -335,7 +334,6 @@ func (r *run) labelledStep(ctx context.Context, idx []int) (loss, ce float64, er
 	}
 	args, _ := r.labelledBatch(idx)
 	out, err := r.net.warm.Exec(args...)
-	r.net.predict.WeightsChanged()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -417,7 +415,6 @@ func (r *run) warmup(ctx context.Context) error {
 		}
 		if err == nil {
 			_, err = checkpoint.Load(r.net.store).Dir(dir).Done()
-			r.net.predict.WeightsChanged()
 		}
 		if err == nil {
 			for _, values := range curves {
@@ -784,7 +781,6 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 			return nil, err
 		}
 		out, err := semi.Exec(args...)
-		r.net.predict.WeightsChanged()
 		if err != nil {
 			return nil, err
 		}
