@@ -297,15 +297,6 @@ func head(scope *model.Scope, z *Node, hidden, classes int) (h, logits *Node) {
 	return h, gnn.Linear(scope.At("layer_1"), h, classes)
 }
 
-// lossOf reads a scalar loss output, failing on NaN or ±Inf.
-func lossOf(t *tensors.Tensor) (float64, error) {
-	v := float64(tensors.MustCopyFlatData[float32](t)[0])
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("loss is %v", v)
-	}
-	return v, nil
-}
-
 // sizeBatches cuts idx into batches of similar graph size (sorted by
 // node count, little padding) and calls fn with each batch's graphs and
 // its original-graph inputs.

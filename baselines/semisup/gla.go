@@ -344,7 +344,7 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (loss float64
 	if err != nil {
 		return 0, false, redraws, err
 	}
-	loss, err = lossOf(out[0])
+	loss, err = gnn.CheckedScalar(out[0], "loss")
 	return loss, true, redraws, err
 }
 

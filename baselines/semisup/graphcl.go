@@ -175,7 +175,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 			if err != nil {
 				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
-			loss, err := lossOf(out[0])
+			loss, err := gnn.CheckedScalar(out[0], "loss")
 			if err != nil {
 				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
@@ -197,7 +197,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		if err != nil {
 			return 0, err
 		}
-		return lossOf(out[0])
+		return gnn.CheckedScalar(out[0], "loss")
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -152,7 +152,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 		if err != nil {
 			return 0, err
 		}
-		return lossOf(out[0])
+		return gnn.CheckedScalar(out[0], "loss")
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -326,7 +326,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 			if err != nil {
 				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
-			loss, err := lossOf(out[0])
+			loss, err := gnn.CheckedScalar(out[0], "loss")
 			if err != nil {
 				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
@@ -363,7 +363,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		if err != nil {
 			return 0, err
 		}
-		return lossOf(out[0])
+		return gnn.CheckedScalar(out[0], "loss")
 	}, nil)
 	if err != nil {
 		return nil, err

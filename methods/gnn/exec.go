@@ -1,8 +1,12 @@
 package gnn
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 )
 
@@ -85,4 +89,16 @@ func (e *Execs) Close() {
 		x.Finalize()
 	}
 	e.list = nil
+}
+
+// CheckedScalar reads an executable's scalar float32 output t (a loss or one of
+// its terms, shape [] or [1]) as a float64 and fails on NaN or ±Inf with
+// the error "<what> is <v>". The value is returned with the error too, for
+// callers that only log a term.
+func CheckedScalar(t *tensors.Tensor, what string) (float64, error) {
+	v := float64(tensors.MustCopyFlatData[float32](t)[0])
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v, fmt.Errorf("%s is %v", what, v)
+	}
+	return v, nil
 }

@@ -243,9 +243,9 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 		if err != nil {
 			return 0, 0, fmt.Errorf("train step: %w", err)
 		}
-		loss := float64(tensors.MustCopyFlatData[float32](out[0])[0])
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return 0, 0, fmt.Errorf("loss is %v", loss)
+		loss, err := CheckedScalar(out[0], "loss")
+		if err != nil {
+			return 0, 0, err
 		}
 		sum += loss * float64(len(idx))
 		seen += len(idx)

@@ -10,6 +10,7 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 
+	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -452,7 +453,7 @@ func TestSwapWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := scalar(out[2], "L^u")
+	got, err := gnn.CheckedScalar(out[2], "L^u")
 	if err != nil {
 		t.Fatal(err)
 	}

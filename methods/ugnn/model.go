@@ -1,9 +1,6 @@
 package ugnn
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
@@ -173,15 +170,6 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 }
 
 func (n *network) close() { n.execs.Close() }
-
-// scalar reads a scalar float32 output and rejects NaN/Inf.
-func scalar(t *tensors.Tensor, what string) (float64, error) {
-	v := float64(tensors.MustCopyFlatData[float32](t)[0])
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return v, fmt.Errorf("%s is %v", what, v)
-	}
-	return v, nil
-}
 
 // batchTensors returns x, adj, mask, then y and weight as tensors.
 func batchTensors(b *gnn.Batch, y []int32) []any {

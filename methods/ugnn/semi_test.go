@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/ugbench/ugbench/methods/gnn"
 )
 
 // luRef is L^u of paper eqs. (9)–(13) in float64 for real graphs only:
@@ -106,7 +108,7 @@ func TestSemiStepWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := scalar(out[2], "L^u")
+	got, err := gnn.CheckedScalar(out[2], "L^u")
 	if err != nil {
 		t.Fatal(err)
 	}

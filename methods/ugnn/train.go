@@ -337,10 +337,10 @@ func (r *run) labelledStep(ctx context.Context, idx []int) (loss, ce float64, er
 	if err != nil {
 		return 0, 0, err
 	}
-	if loss, err = scalar(out[0], "loss"); err != nil {
+	if loss, err = gnn.CheckedScalar(out[0], "loss"); err != nil {
 		return 0, 0, err
 	}
-	ce, _ = scalar(out[1], "cross-entropy")
+	ce, _ = gnn.CheckedScalar(out[1], "cross-entropy")
 	return loss, ce, nil
 }
 
@@ -784,16 +784,16 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 		if err != nil {
 			return nil, err
 		}
-		l, err := scalar(out[0], "loss")
+		l, err := gnn.CheckedScalar(out[0], "loss")
 		if err != nil {
 			return nil, err
 		}
-		c, _ := scalar(out[1], "cross-entropy")
-		u, _ := scalar(out[2], "L^u")
+		c, _ := gnn.CheckedScalar(out[1], "cross-entropy")
+		u, _ := gnn.CheckedScalar(out[2], "L^u")
 		loss, ce, lu = loss+l, ce+c, lu+u
 		if len(out) > 5 { // pseudo_label
-			pl, _ := scalar(out[4], "pseudo-label loss")
-			frac, _ := scalar(out[5], "pseudo-labelled share")
+			pl, _ := gnn.CheckedScalar(out[4], "pseudo-label loss")
+			frac, _ := gnn.CheckedScalar(out[5], "pseudo-labelled share")
 			plSum, fracSum = plSum+pl, fracSum+frac
 		}
 		steps++
