@@ -387,7 +387,7 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 		return nil, err
 	}
 	defer r.n.close()
-	rng := r.n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := r.n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	skippedL, labelledBatch := 0, 0
 	r.n.host.TrackCounter("labelled_skipped", &skippedL)
 	r.n.host.TrackCounter("labelled_batch", &labelledBatch)

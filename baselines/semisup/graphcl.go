@@ -3,7 +3,6 @@ package semisup
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/ml/model"
@@ -136,7 +135,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		return nil, err
 	}
 
-	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package semisup
 
 import (
 	"context"
-	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/ml/model"
@@ -130,8 +129,8 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
-	urng := n.host.TrackRNG("unlabelled", rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
+	rng := n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
+	urng := n.host.TrackRNG("unlabelled", gnn.NewPCG(task.Seed, gnn.StreamUnlabelledBatches))
 	all := pool(task)
 	var ubatches [][]int
 	n.host.TrackBatches("unlabelled", &ubatches)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
@@ -273,7 +272,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		return graphs, nodes, unchanged
 	}
 
-	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}

@@ -367,7 +367,7 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 	}
 	defer c.Close()
 	var state RunState
-	rng := state.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := state.TrackRNG("batches", NewPCG(task.Seed, StreamBatches))
 	// at is the progress saved after every epoch when a save is due
 	// (task.Resume) and restored by an interrupted run.
 	var at struct{ Epochs, Steps int }

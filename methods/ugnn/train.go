@@ -92,7 +92,7 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	if v.Prototypes && v.KnownPrototypes {
 		net.pseudoKnown = cfg.Classes
 	}
-	r.semiRNG = r.state.TrackRNG("semi", rand.NewPCG(uint64(task.Seed), 2))
+	r.semiRNG = r.state.TrackRNG("semi", gnn.NewPCG(task.Seed, gnn.StreamSemi))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
 	}
@@ -543,7 +543,7 @@ func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
 // trainWarmup trains the warm-up steps and returns the logged values of
 // its epochs.
 func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
-	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 1))
+	rng := gnn.NewRand(r.task.Seed, gnn.StreamWarmup)
 	var curves []map[string]float64
 	for done := 0; done < r.cfg.WarmupSteps; {
 		values, err := r.labelledEpoch(ctx, rng, r.cfg.WarmupSteps-done)
