@@ -55,20 +55,19 @@ type net struct {
 	chunks  int // size_chunks
 	steps   int
 	lr      float64
-	// curveEvery is curve_every; predict (x, adj, mask → logits and the
-	// readout z the head reads, gnn.Encode's output) is set
-	// by the method before supervisedSteps and used for its reports and
-	// the final prediction.
-	curveEvery int
-	predict    *model.Exec
-	label      map[int]int32
+	// predict (x, adj, mask → logits and the readout z the head reads,
+	// gnn.Encode's output) is set by the method before supervisedSteps and
+	// used for its curve (tr.Logits) and the final prediction.
+	predict *model.Exec
+	label   map[int]int32
 	// execs compiles the method's steps (Step) and inference graphs
 	// (Infer).
 	execs *gnn.Execs
-	// host is the state a resumed run restores besides the store (see
-	// restore); at is the progress it restored (zero for a fresh run).
-	host gnn.RunState
-	at   progress
+	// tr logs, reports the curve du_closed_acc (curve_every) and saves;
+	// tr.State is the host state a resumed run restores besides the store
+	// (see restore); at is the progress it restored (zero for a fresh run).
+	tr gnn.Trainer
+	at progress
 }
 
 // newNet validates the shared parameters (backbone) and sets up the store, seeded
@@ -84,7 +83,7 @@ func newNet(task *suite.Task) (*net, error) {
 		return nil, err
 	}
 	n := &net{task: task, enc: enc, batch: gnn.ParamBatchSize.Get(p), ubatch: gnn.ParamUnlabelledBatchSize.Get(p),
-		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), curveEvery: gnn.ParamCurveEvery.Get(p), chunks: gnn.ParamSizeChunks.Get(p)}
+		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), chunks: gnn.ParamSizeChunks.Get(p)}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
 	}
@@ -94,6 +93,8 @@ func newNet(task *suite.Task) (*net, error) {
 	}
 	n.backend, n.store = backend, model.NewStore()
 	n.execs = gnn.NewExecs(backend, n.store)
+	n.tr = gnn.Trainer{Task: task, Store: n.store, CurveEvery: gnn.ParamCurveEvery.Get(p),
+		Logits: func(ctx context.Context, idx []int) ([][]float32, error) { return n.logits(ctx, n.predict, idx) }}
 	if err := gnn.SetSeed(n.store, task.Seed); err != nil {
 		return nil, err
 	}
@@ -362,71 +363,80 @@ func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (
 func pool(task *suite.Task) []int { return task.TrainPool() }
 
 // supervisedSteps runs the run's `steps` supervised steps: labelled batches
-// from successive shuffled passes over D^l (gnn.EpochBatches, random),
+// from successive shuffled passes over D^l (gnn.Passes, random batches),
 // calling step for each; step returns the batch loss, or NaN for a
 // skipped step (no optimizer call; counted in the budget, left out of the
 // pass's mean loss). beforePass (optional) runs at the start of every
 // pass (e.g. GLA's unlabelled pass) and returns extra curve values. After
 // every pass — and after the last, possibly partial, one — the mean loss
-// of the pass and the extra values are logged as one curve point, and
-// the run's state is saved when a save is due (net.save). A resumed run
-// (net.restore) continues after the passes it restored.
+// of the pass and the extra values are logged as one curve point (n.tr:
+// with the curve du_closed_acc every curve_every passes and after the
+// last), and the run's state is saved when a save is due (net.save). A
+// resumed run (net.restore) continues after the passes it restored.
 func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 	step func(pass int, idx []int) (float64, error),
 	beforePass func(pass int) (map[string]float64, error)) error {
-	perPass := (len(n.task.Labelled) + n.batch - 1) / n.batch
-	passes := (n.steps + perPass - 1) / perPass
-	done := n.at.Steps
-	for pass := n.at.Passes + 1; done < n.steps; pass++ {
-		values := map[string]float64{}
-		if beforePass != nil {
-			extra, err := beforePass(pass)
-			if err != nil {
-				return fmt.Errorf("pass %d: %w", pass, err)
+	n.tr.Epoch, n.tr.Total = n.at.Passes, gnn.EpochsFor(n.steps, len(n.task.Labelled), n.batch)
+	loop := gnn.Passes{Graphs: n.task.Graphs, Idx: n.task.Labelled, Batch: n.batch, Batching: gnn.BatchingRandom,
+		Steps: n.steps, Rand: rng, Before: beforePass, Step: step,
+		End: func(at gnn.PassesAt, values map[string]float64) error {
+			if err := n.tr.EndEpoch(ctx, values); err != nil {
+				return err
 			}
-			for k, v := range extra {
-				values[k] = v
+			if at.Steps < n.steps {
+				n.save(progress{Pretrain: n.at.Pretrain, Passes: at.Passes, Steps: at.Steps})
+			}
+			return nil
+		}}
+	return loop.Run(ctx, gnn.PassesAt{Passes: n.at.Passes, Steps: n.at.Steps})
+}
+
+// pretrain runs the contrastive pretraining of GraphCL and RGCL: passes
+// (epochs) 1..epochs over D^l ∪ D^u (pool) in shuffled batches of
+// unlabelled_batch_size graphs drawn from rng, from the epoch after the
+// last one a resumed run restored. start (optional) runs at the start of
+// every epoch, before its batches are drawn; step takes one optimizer
+// step on a batch of at least two graphs and returns its loss (smaller
+// batches, whose E1 denominator is empty, are skipped without an
+// optimizer call and counted as pretrain_skipped); values (optional) adds
+// to the epoch's logged values. After every epoch the run's state is
+// saved when a save is due.
+func (n *net) pretrain(ctx context.Context, epochs int, rng *rand.Rand, start func(ep int) error,
+	step func(ep int, idx []int) (float64, error), values func(map[string]float64)) error {
+	all := pool(n.task)
+	suite.Phase(n.task.Log, "pretrain")
+	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
+		if start != nil {
+			if err := start(ep); err != nil {
+				return err
 			}
 		}
-		batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Labelled, n.batch, gnn.BatchingRandom, rng)
+		batches, err := gnn.EpochBatches(n.task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
 		if err != nil {
 			return err
 		}
-		var sum float64
-		var count, taken int
-		for _, idx := range batches {
-			if done == n.steps {
-				break
+		skipped := 0
+		loss, err := gnn.Pass(ctx, batches, func(_ int, idx []int) (float64, error) {
+			if len(idx) < 2 {
+				skipped++
+				return math.NaN(), nil
 			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			loss, err := step(pass, idx)
+			l, err := step(ep, idx)
 			if err != nil {
-				return fmt.Errorf("pass %d, step %d: %w", pass, done+1, err)
+				return 0, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
-			if !math.IsNaN(loss) {
-				sum += loss * float64(len(idx))
-				count += len(idx)
-			}
-			done++
-			taken++
+			return l, nil
+		})
+		if err != nil {
+			return err
 		}
-		values["loss"] = sum / float64(max(count, 1))
-		values["steps"] = float64(taken)
-		n.task.Log.Epoch(pass, passes, values)
-		if n.curveEvery > 0 && (pass%n.curveEvery == 0 || done == n.steps) {
-			logits, err := n.logits(ctx, n.predict, n.task.Unlabelled)
-			if err != nil {
-				return err
-			}
-			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(logits).Class); err != nil {
-				return err
-			}
+		v := map[string]float64{"pretrain_loss": loss, "pretrain_skipped": float64(skipped)}
+		if values != nil {
+			values(v)
 		}
-		if done < n.steps {
-			n.save(progress{Pretrain: n.at.Pretrain, Passes: pass, Steps: done})
-		}
+		n.task.Log.Epoch(ep, epochs, v)
+		n.at.Pretrain = ep
+		n.save(n.at)
 	}
 	return nil
 }

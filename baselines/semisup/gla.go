@@ -387,10 +387,10 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 		return nil, err
 	}
 	defer r.n.close()
-	rng := r.n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
+	rng := r.n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	skippedL, labelledBatch := 0, 0
-	r.n.host.TrackCounter("labelled_skipped", &skippedL)
-	r.n.host.TrackCounter("labelled_batch", &labelledBatch)
+	r.n.tr.State.TrackCounter("labelled_skipped", &skippedL)
+	r.n.tr.State.TrackCounter("labelled_batch", &labelledBatch)
 	if err := r.n.restore(); err != nil {
 		return nil, err
 	}

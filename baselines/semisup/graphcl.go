@@ -2,7 +2,6 @@ package semisup
 
 import (
 	"context"
-	"fmt"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/ml/model"
@@ -135,55 +134,33 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		return nil, err
 	}
 
-	rng := n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
+	rng := n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}
-	all := pool(task)
-	suite.Phase(task.Log, "pretrain")
-	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
-		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
+	err = n.pretrain(ctx, epochs, rng, nil, func(ep int, idx []int) (float64, error) {
+		var views [2][]datasets.Graph
+		var nodes [2][][]float32
+		for v := range 2 {
+			views[v], nodes[v] = make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
+			for i, g := range idx {
+				views[v][i], nodes[v][i] = aug[v].Apply(&task.Graphs[g], n.feats.Nodes[g], n.feats.Dim, ratio[v],
+					augment.Stream(task.Seed, "graphcl", ep, g, v))
+			}
+		}
+		plan := n.plan(idx)
+		v1, v2 := n.lay(views[0], nodes[0], plan), n.lay(views[1], nodes[1], plan)
+		if err := pre.setLR(n.store); err != nil {
+			return 0, err
+		}
+		out, err := pretrain.Exec(v1.args(v2.In...)...)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		var sum float64
-		var count, skipped int
-		for _, idx := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if len(idx) < 2 {
-				skipped++ // E1's denominator is empty: no optimizer call
-				continue
-			}
-			var views [2][]datasets.Graph
-			var nodes [2][][]float32
-			for v := range 2 {
-				views[v], nodes[v] = make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
-				for i, g := range idx {
-					views[v][i], nodes[v][i] = aug[v].Apply(&task.Graphs[g], n.feats.Nodes[g], n.feats.Dim, ratio[v],
-						augment.Stream(task.Seed, "graphcl", ep, g, v))
-				}
-			}
-			plan := n.plan(idx)
-			v1, v2 := n.lay(views[0], nodes[0], plan), n.lay(views[1], nodes[1], plan)
-			if err := pre.setLR(n.store); err != nil {
-				return nil, err
-			}
-			out, err := pretrain.Exec(v1.args(v2.In...)...)
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			loss, err := gnn.CheckedScalar(out[0], "loss")
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			sum += loss * float64(len(idx))
-			count += len(idx)
-		}
-		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)), "pretrain_skipped": float64(skipped)})
-		n.at.Pretrain = ep
-		n.save(n.at)
+		return gnn.CheckedScalar(out[0], "loss")
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
 
 	suite.Phase(task.Log, "finetune")

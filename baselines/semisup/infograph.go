@@ -129,11 +129,11 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	rng := n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
-	urng := n.host.TrackRNG("unlabelled", gnn.NewPCG(task.Seed, gnn.StreamUnlabelledBatches))
+	rng := n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
+	urng := n.tr.State.TrackRNG("unlabelled", gnn.NewPCG(task.Seed, gnn.StreamUnlabelledBatches))
 	all := pool(task)
 	var ubatches [][]int
-	n.host.TrackBatches("unlabelled", &ubatches)
+	n.tr.State.TrackBatches("unlabelled", &ubatches)
 	if err := n.restore(); err != nil {
 		return nil, err
 	}

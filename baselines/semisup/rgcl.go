@@ -272,74 +272,55 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		return graphs, nodes, unchanged
 	}
 
-	rng := n.host.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
+	rng := n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}
-	all := pool(task)
-	suite.Phase(task.Log, "pretrain")
-	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
-		ps, err := scores(all)
+	var ps map[int][]float64 // ψ's node scores of this epoch
+	unchanged := 0
+	start := func(int) error {
+		var err error
+		ps, err = scores(pool(task))
+		unchanged = 0
+		return err
+	}
+	err = n.pretrain(ctx, epochs, rng, start, func(ep int, idx []int) (float64, error) {
+		// The tu form's streams are the ones its stored runs drew
+		// (rationale view 0, complement view 1); chem and mnist draw a
+		// second rationale view as view 2.
+		plan := n.plan(idx)
+		rg, rn, u := sample(idx, ps, false, "rgcl_rationale", ep, 0)
+		unchanged += u
+		r := n.lay(rg, rn, plan)
+		var args []any
+		if lf == "tu" {
+			args = n.layOriginal(idx, plan).args(r.In...)
+		} else {
+			r2g, r2n, _ := sample(idx, ps, false, "rgcl_rationale", ep, 2)
+			args = r.args(n.lay(r2g, r2n, plan).In...)
+		}
+		if lf != "mnist" {
+			cg, cn, _ := sample(idx, ps, true, "rgcl_complement", ep, 1)
+			args = append(args, n.lay(cg, cn, plan).In...)
+		}
+		if err := preNet.setLR(n.store); err != nil {
+			return 0, err
+		}
+		if err := preEx.setLR(n.store); err != nil {
+			return 0, err
+		}
+		out, err := pretrain.Exec(args...)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
-		if err != nil {
-			return nil, err
-		}
-		var sum float64
-		var count, skipped, unchanged int
-		for _, idx := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if len(idx) < 2 {
-				skipped++
-				continue
-			}
-			// The tu form's streams are the ones its stored runs drew
-			// (rationale view 0, complement view 1); chem and mnist draw a
-			// second rationale view as view 2.
-			plan := n.plan(idx)
-			rg, rn, u := sample(idx, ps, false, "rgcl_rationale", ep, 0)
-			unchanged += u
-			r := n.lay(rg, rn, plan)
-			var args []any
-			if lf == "tu" {
-				args = n.layOriginal(idx, plan).args(r.In...)
-			} else {
-				r2g, r2n, _ := sample(idx, ps, false, "rgcl_rationale", ep, 2)
-				args = r.args(n.lay(r2g, r2n, plan).In...)
-			}
-			if lf != "mnist" {
-				cg, cn, _ := sample(idx, ps, true, "rgcl_complement", ep, 1)
-				args = append(args, n.lay(cg, cn, plan).In...)
-			}
-			if err := preNet.setLR(n.store); err != nil {
-				return nil, err
-			}
-			if err := preEx.setLR(n.store); err != nil {
-				return nil, err
-			}
-			out, err := pretrain.Exec(args...)
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			loss, err := gnn.CheckedScalar(out[0], "loss")
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			sum += loss * float64(len(idx))
-			count += len(idx)
-		}
-		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)),
-			"pretrain_skipped": float64(skipped), "unchanged_views": float64(unchanged)})
-		n.at.Pretrain = ep
-		n.save(n.at)
+		return gnn.CheckedScalar(out[0], "loss")
+	}, func(v map[string]float64) { v["unchanged_views"] = float64(unchanged) })
+	if err != nil {
+		return nil, err
 	}
 
 	suite.Phase(task.Log, "finetune")
-	ps, err := scores(task.Labelled) // ψ is frozen from here on
+	ps, err = scores(task.Labelled) // ψ is frozen from here on
 	if err != nil {
 		return nil, err
 	}
