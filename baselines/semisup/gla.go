@@ -360,25 +360,23 @@ func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (
 	if err != nil {
 		return nil, err
 	}
-	var sum float64
-	var count, skipped, redraws int
-	for bi, idx := range batches {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	var skipped, redraws int
+	loss, err := gnn.Pass(ctx, batches, func(bi int, idx []int) (float64, error) {
 		loss, took, rd, err := r.batchStep(false, pass, bi, idx)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		redraws += rd
 		if !took {
 			skipped++
-			continue
+			return math.NaN(), nil
 		}
-		sum += loss * float64(len(idx))
-		count += len(idx)
+		return loss, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped), "unlabelled_redraws": float64(redraws)}, nil
+	return map[string]float64{"unlabelled_loss": loss, "unlabelled_skipped": float64(skipped), "unlabelled_redraws": float64(redraws)}, nil
 }
 
 func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {

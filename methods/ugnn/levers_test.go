@@ -433,8 +433,8 @@ func TestSwapWiring(t *testing.T) {
 	var v1, v2 []view
 	for _, c := range chunks {
 		for _, g := range c.graphs {
-			v1 = append(v1, r.edgeDropView(g, "view1", r.epoch, 0))
-			v2 = append(v2, r.nodeDropView(g, "view2", r.epoch, 0))
+			v1 = append(v1, r.edgeDropView(g, "view1", r.tr.Epoch, 0))
+			v2 = append(v2, r.nodeDropView(g, "view2", r.tr.Epoch, 0))
 		}
 	}
 	_, z1, err := r.predictViews(ctx, v1)

@@ -85,8 +85,8 @@ func TestSemiStepWiring(t *testing.T) {
 	var v1, v2 []view
 	for _, c := range chunks {
 		for _, g := range c.graphs {
-			v1 = append(v1, r.edgeDropView(g, "view1", r.epoch, 0))
-			v2 = append(v2, r.nodeDropView(g, "view2", r.epoch, 0))
+			v1 = append(v1, r.edgeDropView(g, "view1", r.tr.Epoch, 0))
+			v2 = append(v2, r.nodeDropView(g, "view2", r.tr.Epoch, 0))
 		}
 	}
 	if len(v1) != len(part) {

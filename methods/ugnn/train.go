@@ -34,12 +34,12 @@ type run struct {
 	net   *network
 	feats *gnn.Features
 	label map[int]int32 // labelled graph → known class
-	epoch int           // epochs done
-	total int           // epochs of the whole run (warm-up and cycles)
-	// state is what a save (Task.Resume) keeps besides the store: the
+	// tr counts the epochs of the whole run (warm-up and cycles, Epoch
+	// done of Total), logs them with the curve du_closed_acc, and saves:
+	// tr.State is what a save (Task.Resume) keeps besides the store, the
 	// cycles' generator semiRNG; at is where the cycles stood at the save
 	// a resumed run restored (zero for a fresh run).
-	state   gnn.RunState
+	tr      gnn.Trainer
 	semiRNG *rand.Rand
 	at      cyclesAt
 }
@@ -61,9 +61,9 @@ type cyclesAt struct {
 // generator, the epoch count and where the cycles stood. It reports
 // whether there was a save; without one the run starts afresh.
 func (r *run) restore() (bool, error) {
-	ok, err := r.state.Restore(r.task.Resume, r.net.store, &r.at)
+	ok, err := r.tr.Restore(&r.at)
 	if ok && err == nil {
-		r.epoch = r.at.Epoch
+		r.tr.Epoch = r.at.Epoch
 	}
 	return ok, err
 }
@@ -83,7 +83,7 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{task: task, cfg: cfg, v: v, net: net, total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)), feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
+	r := &run{task: task, cfg: cfg, v: v, net: net, feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
 		label: make(map[int]int32, len(task.Labelled))}
 	if cfg.UnknownMass && v.Prototypes {
 		net.marginal = PrototypeMarginal(cfg.Classes*boolInt(v.KnownPrototypes), cfg.UnknownPrototypes*boolInt(v.UnknownPrototypes),
@@ -92,7 +92,9 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	if v.Prototypes && v.KnownPrototypes {
 		net.pseudoKnown = cfg.Classes
 	}
-	r.semiRNG = r.state.TrackRNG("semi", gnn.NewPCG(task.Seed, gnn.StreamSemi))
+	r.tr = gnn.Trainer{Task: task, Store: net.store, Total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)),
+		CurveEvery: cfg.CurveEvery, Logits: r.wholeLogits}
+	r.semiRNG = r.tr.State.TrackRNG("semi", gnn.NewPCG(task.Seed, gnn.StreamSemi))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
 	}
@@ -279,28 +281,15 @@ func totalEpochs(c Config, nl, nu int) int {
 	return n
 }
 
-// logEpoch records the epoch's values with the suite, and every
-// CurveEvery epochs (and at the last) reports the classes of D^u
-// (suite curve du_closed_acc).
-func (r *run) logEpoch(ctx context.Context, values map[string]float64) error {
-	r.epoch++
-	r.task.Log.Epoch(r.epoch, r.total, values)
-	if r.cfg.CurveEvery > 0 && (r.epoch%r.cfg.CurveEvery == 0 || r.epoch == r.total) {
-		views := make([]view, len(r.task.Unlabelled))
-		for i, g := range r.task.Unlabelled {
-			views[i] = r.wholeView(g)
-		}
-		logits, _, err := r.predictViews(ctx, views)
-		if err != nil {
-			return err
-		}
-		classes := make([]int, len(logits))
-		for i, l := range logits {
-			classes[i], _ = gnn.MaxSoftmax(l)
-		}
-		return r.task.ReportClasses(r.epoch, r.task.Unlabelled, classes)
+// wholeLogits returns ψ's logits [len(idx)][C] of the whole graphs idx
+// (Trainer.Logits: the curve du_closed_acc).
+func (r *run) wholeLogits(ctx context.Context, idx []int) ([][]float32, error) {
+	views := make([]view, len(idx))
+	for i, g := range idx {
+		views[i] = r.wholeView(g)
 	}
-	return nil
+	logits, _, err := r.predictViews(ctx, views)
+	return logits, err
 }
 
 // labelledEpoch runs one epoch of the warm-up step over the labelled
@@ -311,18 +300,18 @@ func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map
 		return nil, err
 	}
 	batches = batches[:min(limit, len(batches))]
-	var loss, ce, n float64
-	for _, idx := range batches {
+	var ce float64
+	n := 0
+	loss, err := gnn.Pass(ctx, batches, func(_ int, idx []int) (float64, error) {
 		l, c, err := r.labelledStep(ctx, idx)
-		if err != nil {
-			return nil, err
-		}
-		loss += l * float64(len(idx))
 		ce += c * float64(len(idx))
-		n += float64(len(idx))
+		n += len(idx)
+		return l, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	n = max(n, 1)
-	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "steps": float64(len(batches))}, nil
+	return map[string]float64{"loss": loss, "loss_ce": ce / float64(max(n, 1)), "steps": float64(len(batches))}, nil
 }
 
 // labelledStep is one optimizer step of the warm-up loss (cross-entropy +
@@ -419,7 +408,7 @@ func (r *run) warmup(ctx context.Context) error {
 		if err == nil {
 			for _, values := range curves {
 				values[suite.CachedEpochCurve] = 1
-				if err := r.logEpoch(ctx, values); err != nil {
+				if err := r.tr.EndEpoch(ctx, values); err != nil {
 					return err
 				}
 			}
@@ -552,7 +541,7 @@ func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
 		}
 		done += int(values["steps"])
 		curves = append(curves, values)
-		if err := r.logEpoch(ctx, values); err != nil {
+		if err := r.tr.EndEpoch(ctx, values); err != nil {
 			return nil, err
 		}
 	}
@@ -590,15 +579,15 @@ func (r *run) cycles(ctx context.Context) error {
 				values, err = r.pairedLabelledEpoch(ctx, rng, steps-done)
 			}
 			if err != nil {
-				return fmt.Errorf("epoch %d: %w", r.epoch+1, err)
+				return fmt.Errorf("epoch %d: %w", r.tr.Epoch+1, err)
 			}
 			done += int(values["steps"])
 			values["cycle"] = float64(t)
-			if err := r.logEpoch(ctx, values); err != nil {
+			if err := r.tr.EndEpoch(ctx, values); err != nil {
 				return err
 			}
-			if r.epoch < r.total {
-				r.state.Save(r.task.Resume, r.net.store, cyclesAt{r.epoch, t, done, protos})
+			if r.tr.Epoch < r.tr.Total {
+				r.tr.Save(cyclesAt{r.tr.Epoch, t, done, protos})
 			}
 		}
 	}
@@ -629,7 +618,7 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.task.ReportScores(r.epoch, un, parts); err != nil {
+	if err := r.task.ReportScores(r.tr.Epoch, un, parts); err != nil {
 		return nil, err
 	}
 	var pos []int
@@ -651,7 +640,7 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	for i, p := range pos {
 		oodGraphs[i] = un[p]
 	}
-	r.task.ReportOODSet(r.epoch, oodGraphs)
+	r.task.ReportOODSet(r.tr.Epoch, oodGraphs)
 	if !r.v.Prototypes {
 		return nil, nil
 	}
@@ -746,8 +735,8 @@ func (r *run) semiInputs(lab, part []int, protos [][]float32) (args []any, kl in
 		v1 := make([]view, len(c))
 		v2 := make([]view, len(c))
 		for i, g := range c {
-			v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
-			v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
+			v1[i] = r.edgeDropView(g, "view1", r.tr.Epoch, 0)
+			v2[i] = r.nodeDropView(g, "view2", r.tr.Epoch, 0)
 		}
 		b1 := r.viewBatch(v1, r.cfg.UnlabelledBatch)
 		b2 := r.viewBatch(v2, r.cfg.UnlabelledBatch)
