@@ -141,6 +141,22 @@ func (a *adam) setLR(store *model.Store) error {
 	return nil
 }
 
+// step runs one optimizer step: the learning rates of opts (setLR), then
+// exec on args; it returns the checked loss, exec's first output
+// (gnn.CheckedScalar).
+func (n *net) step(exec *model.Exec, args []any, opts ...*adam) (float64, error) {
+	for _, o := range opts {
+		if err := o.setLR(n.store); err != nil {
+			return 0, err
+		}
+	}
+	out, err := exec.Exec(args...)
+	if err != nil {
+		return 0, err
+	}
+	return gnn.CheckedScalar(out[0], "loss")
+}
+
 // inputs pads graphs (with feature rows nodes) into one batch (graph
 // slots bucketed up to the larger of the two batch sizes) and returns x, adj, mask, weight and the batch.
 func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, *gnn.Batch) {

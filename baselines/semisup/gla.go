@@ -337,15 +337,8 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (loss float64
 	if kept <= 1 {
 		return math.NaN(), false, redraws, nil
 	}
-	if err := opt.setLR(n.store); err != nil {
-		return 0, false, redraws, err
-	}
-	out, err := exec.Exec(append(args, sel[0], sel[2])...)
-	if err != nil {
-		return 0, false, redraws, err
-	}
-	loss, err = gnn.CheckedScalar(out[0], "loss")
-	return loss, true, redraws, err
+	loss, err = n.step(exec, append(args, sel[0], sel[2]), opt)
+	return loss, err == nil, redraws, err
 }
 
 // unlabelledPass is one pass over D^u with A_u at its decayed rate. It

@@ -150,14 +150,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		}
 		plan := n.plan(idx)
 		v1, v2 := n.lay(views[0], nodes[0], plan), n.lay(views[1], nodes[1], plan)
-		if err := pre.setLR(n.store); err != nil {
-			return 0, err
-		}
-		out, err := pretrain.Exec(v1.args(v2.In...)...)
-		if err != nil {
-			return 0, err
-		}
-		return gnn.CheckedScalar(out[0], "loss")
+		return n.step(pretrain, v1.args(v2.In...), pre)
 	}, nil)
 	if err != nil {
 		return nil, err
@@ -166,14 +159,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	suite.Phase(task.Log, "finetune")
 	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
 		c := n.layOriginal(idx, n.plan(idx))
-		if err := ft.setLR(n.store); err != nil {
-			return 0, err
-		}
-		out, err := train.Exec(c.args(n.labelsOf(idx, c))...)
-		if err != nil {
-			return 0, err
-		}
-		return gnn.CheckedScalar(out[0], "loss")
+		return n.step(train, c.args(n.labelsOf(idx, c)), ft)
 	}, nil)
 	if err != nil {
 		return nil, err

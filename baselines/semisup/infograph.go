@@ -147,11 +147,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 		ubatches = ubatches[1:]
 		l := n.layOriginal(idx, n.plan(idx))
 		u := n.layOriginal(uidx, n.plan(uidx))
-		out, err := train.Exec(l.args(append([]any{n.labelsOf(idx, l)}, u.args()...)...)...)
-		if err != nil {
-			return 0, err
-		}
-		return gnn.CheckedScalar(out[0], "loss")
+		return n.step(train, l.args(append([]any{n.labelsOf(idx, l)}, u.args()...)...))
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -321,17 +321,7 @@ func (r *rgclRun) pretrainStep(ep int, idx []int, ps map[int][]float64) (float64
 		cg, cn, _ := r.sample(idx, ps, true, "rgcl_complement", ep, 1)
 		args = append(args, n.lay(cg, cn, plan).In...)
 	}
-	if err := r.preNet.setLR(n.store); err != nil {
-		return 0, 0, err
-	}
-	if err := r.preEx.setLR(n.store); err != nil {
-		return 0, 0, err
-	}
-	out, err := r.pretrain.Exec(args...)
-	if err != nil {
-		return 0, 0, err
-	}
-	loss, err := gnn.CheckedScalar(out[0], "loss")
+	loss, err := n.step(r.pretrain, args, r.preNet, r.preEx)
 	return loss, unchanged, err
 }
 
@@ -351,14 +341,7 @@ func (r *rgclRun) finetuneStep(pass int, idx []int, ps map[int][]float64) (float
 		v1 := n.lay(g1, n1, plan)
 		args = v1.args(append([]any{n.labelsOf(idx, v1)}, n.lay(g2, n2, plan).In...)...)
 	}
-	if err := r.ft.setLR(n.store); err != nil {
-		return 0, err
-	}
-	out, err := r.train.Exec(args...)
-	if err != nil {
-		return 0, err
-	}
-	return gnn.CheckedScalar(out[0], "loss")
+	return n.step(r.train, args, r.ft)
 }
 
 func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
