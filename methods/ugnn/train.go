@@ -292,26 +292,38 @@ func (r *run) wholeLogits(ctx context.Context, idx []int) ([][]float32, error) {
 	return logits, err
 }
 
-// labelledEpoch runs one epoch of the warm-up step over the labelled
-// graphs, stopping after limit steps.
-func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map[string]float64, error) {
-	batches, err := gnn.EpochBatches(r.task.Graphs, r.task.Labelled, r.cfg.BatchSize, gnn.BatchingRandom, rng)
-	if err != nil {
-		return nil, err
-	}
-	batches = batches[:min(limit, len(batches))]
+// warmupLoop is the warm-up's step loop: steps optimizer steps of the
+// warm-up loss (labelledStep) in passes over D^l drawn from rng
+// (gnn.Passes, random batches of BatchSize); end gets the values of every
+// pass: loss and loss_ce (means over the pass's graphs) and steps.
+func (r *run) warmupLoop(ctx context.Context, rng *rand.Rand, steps int, end func(values map[string]float64) error) *gnn.Passes {
 	var ce float64
 	n := 0
-	loss, err := gnn.Pass(ctx, batches, func(_ int, idx []int) (float64, error) {
-		l, c, err := r.labelledStep(ctx, idx)
-		ce += c * float64(len(idx))
-		n += len(idx)
-		return l, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]float64{"loss": loss, "loss_ce": ce / float64(max(n, 1)), "steps": float64(len(batches))}, nil
+	return &gnn.Passes{Graphs: r.task.Graphs, Idx: r.task.Labelled, Batch: r.cfg.BatchSize, Batching: gnn.BatchingRandom,
+		Steps: steps, Rand: rng,
+		Step: func(_ int, idx []int) (float64, error) {
+			l, c, err := r.labelledStep(ctx, idx)
+			ce += c * float64(len(idx))
+			n += len(idx)
+			return l, err
+		},
+		End: func(_ gnn.PassesAt, values map[string]float64) error {
+			values["loss_ce"] = ce / float64(max(n, 1))
+			ce, n = 0, 0
+			return end(values)
+		}}
+}
+
+// labelledEpoch runs one epoch (pass over D^l) of the warm-up step,
+// stopping after limit steps, and returns its values (warmupLoop).
+func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map[string]float64, error) {
+	perPass := (len(r.task.Labelled) + r.cfg.BatchSize - 1) / r.cfg.BatchSize
+	var values map[string]float64
+	err := r.warmupLoop(ctx, rng, min(limit, perPass), func(v map[string]float64) error {
+		values = v
+		return nil
+	}).Run(ctx, gnn.PassesAt{})
+	return values, err
 }
 
 // labelledStep is one optimizer step of the warm-up loss (cross-entropy +
@@ -532,18 +544,13 @@ func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
 // trainWarmup trains the warm-up steps and returns the logged values of
 // its epochs.
 func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
-	rng := gnn.NewRand(r.task.Seed, gnn.StreamWarmup)
 	var curves []map[string]float64
-	for done := 0; done < r.cfg.WarmupSteps; {
-		values, err := r.labelledEpoch(ctx, rng, r.cfg.WarmupSteps-done)
-		if err != nil {
-			return nil, err
-		}
-		done += int(values["steps"])
+	loop := r.warmupLoop(ctx, gnn.NewRand(r.task.Seed, gnn.StreamWarmup), r.cfg.WarmupSteps, func(values map[string]float64) error {
 		curves = append(curves, values)
-		if err := r.tr.EndEpoch(ctx, values); err != nil {
-			return nil, err
-		}
+		return r.tr.EndEpoch(ctx, values)
+	})
+	if err := loop.Run(ctx, gnn.PassesAt{}); err != nil {
+		return nil, err
 	}
 	return curves, nil
 }
