@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -314,23 +313,18 @@ func head(scope *model.Scope, z *Node, hidden, classes int) (h, logits *Node) {
 	return h, gnn.Linear(scope.At("layer_1"), h, classes)
 }
 
-// sizeBatches cuts idx into batches of similar graph size (sorted by
-// node count, little padding) and calls fn with each batch's graphs and
-// its original-graph inputs.
-func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(part []int, in []any, b *gnn.Batch) error) error {
-	order := slices.Clone(idx)
-	slices.SortStableFunc(order, func(a, b int) int { return n.task.Graphs[a].NumNodes - n.task.Graphs[b].NumNodes })
-	for start := 0; start < len(order); start += n.batch {
-		if err := ctx.Err(); err != nil {
-			return err
+// sizeBatches cuts idx into batches of similar graph size (gnn.BySize:
+// sorted by node count, little padding) and calls fn with each batch's
+// positions in idx, its graphs and its original-graph inputs.
+func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(pos, part []int, in []any, b *gnn.Batch) error) error {
+	return gnn.BySize(ctx, len(idx), n.batch, func(i int) int { return n.task.Graphs[idx[i]].NumNodes }, func(pos []int) error {
+		part := make([]int, len(pos))
+		for s, p := range pos {
+			part[s] = idx[p]
 		}
-		part := order[start:min(start+n.batch, len(order))]
 		in, b := n.original(part)
-		if err := fn(part, in, b); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fn(pos, part, in, b)
+	})
 }
 
 // logits runs predict (inputs x, adj, mask → logits [B, C] and,
@@ -344,30 +338,18 @@ func (n *net) logits(ctx context.Context, predict *model.Exec, idx []int) ([][]f
 // predictions is logits that also returns predict's second output,
 // the embeddings [len(idx)][d] (nil if predict has one output).
 func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (logits, emb [][]float32, err error) {
-	pos := make(map[int]int, len(idx))
-	for i, g := range idx {
-		pos[g] = i
-	}
-	c := n.task.NumKnown
 	logits = make([][]float32, len(idx))
-	err = n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
+	err = n.sizeBatches(ctx, idx, func(pos, _ []int, in []any, _ *gnn.Batch) error {
 		out, err := predict.Exec(in[:3]...)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
-		flat := tensors.MustCopyFlatData[float32](out[0])
-		for s, g := range part {
-			logits[pos[g]] = flat[s*c : (s+1)*c]
-		}
+		gnn.Rows(logits, out[0], pos)
 		if len(out) > 1 {
 			if emb == nil {
 				emb = make([][]float32, len(idx))
 			}
-			d := out[1].Shape().Dim(-1)
-			z := tensors.MustCopyFlatData[float32](out[1])
-			for s, g := range part {
-				emb[pos[g]] = z[s*d : (s+1)*d]
-			}
+			gnn.Rows(emb, out[1], pos)
 		}
 		return nil
 	})

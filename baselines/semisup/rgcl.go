@@ -252,7 +252,7 @@ func (r *rgclRun) build() error {
 func (r *rgclRun) scores(ctx context.Context, idx []int) (map[int][]float64, error) {
 	n := r.n
 	out := make(map[int][]float64, len(idx))
-	err := n.sizeBatches(ctx, idx, func(part []int, in []any, b *gnn.Batch) error {
+	err := n.sizeBatches(ctx, idx, func(_, part []int, in []any, b *gnn.Batch) error {
 		res, err := r.score.Exec(in[:3]...)
 		if err != nil {
 			return fmt.Errorf("explainer: %w", err)

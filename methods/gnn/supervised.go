@@ -263,33 +263,26 @@ func (c *Classifier) Logits(ctx context.Context, idx []int) ([][]float32, error)
 // [len(idx)][Encoder.EmbeddingDim()] (mean‖max of the last stage), both
 // in idx's order, from one pass of the prediction graph batched by size.
 func (c *Classifier) Predict(ctx context.Context, idx []int) (logits, emb [][]float32, err error) {
-	order := slices.Clone(idx)
-	pos := make(map[int]int, len(idx))
-	for i, g := range idx {
-		pos[g] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return c.task.Graphs[a].NumNodes - c.task.Graphs[b].NumNodes })
 	logits, emb = make([][]float32, len(idx)), make([][]float32, len(idx))
-	d := c.cfg.Encoder.EmbeddingDim()
-	for start := 0; start < len(order); start += c.cfg.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	err = BySize(ctx, len(idx), c.cfg.BatchSize, func(i int) int { return c.task.Graphs[idx[i]].NumNodes }, func(pos []int) error {
+		part := make([]int, len(pos))
+		for s, p := range pos {
+			part[s] = idx[p]
 		}
-		part := order[start:min(start+c.cfg.BatchSize, len(order))]
 		in, slots, weight := c.batchArgs(part)
 		if c.layout == LayoutEdges {
 			in = append(in, tensors.FromFlatDataAndDimensions(weight, slots)) // carries B
 		}
 		out, err := c.predict.Exec(in...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("predict: %w", err)
+			return fmt.Errorf("predict: %w", err)
 		}
-		flat := tensors.MustCopyFlatData[float32](out[0])
-		z := tensors.MustCopyFlatData[float32](out[1])
-		for s, g := range part {
-			logits[pos[g]] = flat[s*c.classes : (s+1)*c.classes]
-			emb[pos[g]] = z[s*d : (s+1)*d]
-		}
+		Rows(logits, out[0], pos)
+		Rows(emb, out[1], pos)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return logits, emb, nil
 }

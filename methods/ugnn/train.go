@@ -148,33 +148,23 @@ func (r *run) edgeDropView(g int, purpose string, a, b int) view {
 // logits [C] (gnn.MaxSoftmax reads class and 1 − max softmax from them)
 // and the normalised embedding [2H].
 func (r *run) predictViews(ctx context.Context, views []view) (logits, emb [][]float32, err error) {
-	order := make([]int, len(views))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return views[order[a]].g.NumNodes < views[order[b]].g.NumNodes })
 	logits, emb = make([][]float32, len(views)), make([][]float32, len(views))
 	size := max(r.cfg.BatchSize, r.cfg.UnlabelledBatch) // predictions do not depend on it
-	for start := 0; start < len(order); start += size {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		part := order[start:min(start+size, len(order))]
-		batch := make([]view, len(part))
-		for i, j := range part {
+	err = gnn.BySize(ctx, len(views), size, func(i int) int { return views[i].g.NumNodes }, func(pos []int) error {
+		batch := make([]view, len(pos))
+		for i, j := range pos {
 			batch[i] = views[j]
 		}
 		out, err := r.net.predict.Exec(batchTensors(r.viewBatch(batch, size), nil)...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("predict: %w", err)
+			return fmt.Errorf("predict: %w", err)
 		}
-		p := tensors.MustCopyFlatData[float32](out[0])
-		z := tensors.MustCopyFlatData[float32](out[1])
-		c, d := r.cfg.Classes, out[1].Shape().Dim(1)
-		for s, j := range part {
-			logits[j] = p[s*c : (s+1)*c]
-			emb[j] = z[s*d : (s+1)*d]
-		}
+		gnn.Rows(logits, out[0], pos)
+		gnn.Rows(emb, out[1], pos)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return logits, emb, nil
 }
