@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -55,18 +54,19 @@ type net struct {
 	chunks  int // size_chunks
 	steps   int
 	lr      float64
-	// curveEvery is curve_every; predict (x, adj, mask → logits and the
-	// readout z the head reads, gnn.Encode's output) is set
-	// by the method before supervisedSteps and used for its reports and
-	// the final prediction.
-	curveEvery int
-	predict    *model.Exec
-	label      map[int]int32
-	execs      []*model.Exec
-	// host is the state a resumed run restores besides the store (see
-	// restore); at is the progress it restored (zero for a fresh run).
-	host gnn.RunState
-	at   progress
+	// predict (x, adj, mask → logits and the readout z the head reads,
+	// gnn.Encode's output) is set by the method before supervisedSteps and
+	// used for its curve (tr.Logits) and the final prediction.
+	predict *model.Exec
+	label   map[int]int32
+	// execs compiles the method's steps (Step) and inference graphs
+	// (Infer).
+	execs *gnn.Execs
+	// tr logs, reports the curve du_closed_acc (curve_every) and saves;
+	// tr.State is the host state a resumed run restores besides the store
+	// (see restore); at is the progress it restored (zero for a fresh run).
+	tr gnn.Trainer
+	at progress
 }
 
 // newNet validates the shared parameters (backbone) and sets up the store, seeded
@@ -82,7 +82,7 @@ func newNet(task *suite.Task) (*net, error) {
 		return nil, err
 	}
 	n := &net{task: task, enc: enc, batch: gnn.ParamBatchSize.Get(p), ubatch: gnn.ParamUnlabelledBatchSize.Get(p),
-		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), curveEvery: gnn.ParamCurveEvery.Get(p), chunks: gnn.ParamSizeChunks.Get(p)}
+		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), chunks: gnn.ParamSizeChunks.Get(p)}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
 	}
@@ -91,6 +91,9 @@ func newNet(task *suite.Task) (*net, error) {
 		return nil, err
 	}
 	n.backend, n.store = backend, model.NewStore()
+	n.execs = gnn.NewExecs(backend, n.store)
+	n.tr = gnn.Trainer{Task: task, Store: n.store, CurveEvery: gnn.ParamCurveEvery.Get(p),
+		Logits: func(ctx context.Context, idx []int) ([][]float32, error) { return n.logits(ctx, n.predict, idx) }}
 	if err := gnn.SetSeed(n.store, task.Seed); err != nil {
 		return nil, err
 	}
@@ -102,32 +105,7 @@ func newNet(task *suite.Task) (*net, error) {
 	return n, nil
 }
 
-// exec compiles fn on the run's store (every input shape cached). Every
-// graph is marked as training before fn reads a variable: GoMLX's Go
-// backend embeds the variables of a non-training graph as constants at
-// compile time (PreferConstantsForVariables, GoMLX v0.28.16), so an
-// inference graph cached for one input shape would keep predicting with
-// the weights of its compilation, and an optimizer in it would update
-// variables that its next run never reads. The backbone has no dropout,
-// so "training" changes nothing else.
-func (n *net) exec(fn func(scope *model.Scope, in []*Node) []*Node) (*model.Exec, error) {
-	e, err := model.NewExec(n.backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
-		n.store.SetTraining(in[0].Graph(), true)
-		return fn(scope, in)
-	})
-	if err != nil {
-		return nil, err
-	}
-	e.SetMaxCache(-1)
-	n.execs = append(n.execs, e)
-	return e, nil
-}
-
-func (n *net) close() {
-	for _, e := range n.execs {
-		e.Finalize()
-	}
-}
+func (n *net) close() { n.execs.Close() }
 
 // adam is an Adam optimiser whose moments and step counter live in their
 // own scope (so two of them over the same variables share nothing) and
@@ -147,8 +125,7 @@ func newAdam(name, scopePath string, lr float64) *adam {
 }
 
 // minimise adds a's update of the variables under scope (the root scope:
-// all) for loss to loss's graph (built by net.exec, which marks it as
-// training).
+// all) for loss to loss's graph (a gnn.Execs.Step graph).
 func (a *adam) minimise(_ *model.Store, scope *model.Scope, loss *Node) {
 	a.opt.UpdateGraph(scope, loss.Graph(), loss)
 }
@@ -161,6 +138,22 @@ func (a *adam) setLR(store *model.Store) error {
 		return v.SetValue(tensors.FromScalar(float32(a.lr)))
 	}
 	return nil
+}
+
+// step runs one optimizer step: the learning rates of opts (setLR), then
+// exec on args; it returns the checked loss, exec's first output
+// (gnn.CheckedScalar).
+func (n *net) step(exec *model.Exec, args []any, opts ...*adam) (float64, error) {
+	for _, o := range opts {
+		if err := o.setLR(n.store); err != nil {
+			return 0, err
+		}
+	}
+	out, err := exec.Exec(args...)
+	if err != nil {
+		return 0, err
+	}
+	return gnn.CheckedScalar(out[0], "loss")
 }
 
 // inputs pads graphs (with feature rows nodes) into one batch (graph
@@ -320,32 +313,18 @@ func head(scope *model.Scope, z *Node, hidden, classes int) (h, logits *Node) {
 	return h, gnn.Linear(scope.At("layer_1"), h, classes)
 }
 
-// lossOf reads a scalar loss output, failing on NaN or ±Inf.
-func lossOf(t *tensors.Tensor) (float64, error) {
-	v := float64(tensors.MustCopyFlatData[float32](t)[0])
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("loss is %v", v)
-	}
-	return v, nil
-}
-
-// sizeBatches cuts idx into batches of similar graph size (sorted by
-// node count, little padding) and calls fn with each batch's graphs and
-// its original-graph inputs.
-func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(part []int, in []any, b *gnn.Batch) error) error {
-	order := slices.Clone(idx)
-	slices.SortStableFunc(order, func(a, b int) int { return n.task.Graphs[a].NumNodes - n.task.Graphs[b].NumNodes })
-	for start := 0; start < len(order); start += n.batch {
-		if err := ctx.Err(); err != nil {
-			return err
+// sizeBatches cuts idx into batches of similar graph size (gnn.BySize:
+// sorted by node count, little padding) and calls fn with each batch's
+// positions in idx, its graphs and its original-graph inputs.
+func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(pos, part []int, in []any, b *gnn.Batch) error) error {
+	return gnn.BySize(ctx, len(idx), n.batch, func(i int) int { return n.task.Graphs[idx[i]].NumNodes }, func(pos []int) error {
+		part := make([]int, len(pos))
+		for s, p := range pos {
+			part[s] = idx[p]
 		}
-		part := order[start:min(start+n.batch, len(order))]
 		in, b := n.original(part)
-		if err := fn(part, in, b); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fn(pos, part, in, b)
+	})
 }
 
 // logits runs predict (inputs x, adj, mask → logits [B, C] and,
@@ -359,30 +338,18 @@ func (n *net) logits(ctx context.Context, predict *model.Exec, idx []int) ([][]f
 // predictions is logits that also returns predict's second output,
 // the embeddings [len(idx)][d] (nil if predict has one output).
 func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (logits, emb [][]float32, err error) {
-	pos := make(map[int]int, len(idx))
-	for i, g := range idx {
-		pos[g] = i
-	}
-	c := n.task.NumKnown
 	logits = make([][]float32, len(idx))
-	err = n.sizeBatches(ctx, idx, func(part []int, in []any, _ *gnn.Batch) error {
+	err = n.sizeBatches(ctx, idx, func(pos, _ []int, in []any, _ *gnn.Batch) error {
 		out, err := predict.Exec(in[:3]...)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
-		flat := tensors.MustCopyFlatData[float32](out[0])
-		for s, g := range part {
-			logits[pos[g]] = flat[s*c : (s+1)*c]
-		}
+		gnn.Rows(logits, out[0], pos)
 		if len(out) > 1 {
 			if emb == nil {
 				emb = make([][]float32, len(idx))
 			}
-			d := out[1].Shape().Dim(-1)
-			z := tensors.MustCopyFlatData[float32](out[1])
-			for s, g := range part {
-				emb[pos[g]] = z[s*d : (s+1)*d]
-			}
+			gnn.Rows(emb, out[1], pos)
 		}
 		return nil
 	})
@@ -394,71 +361,80 @@ func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (
 func pool(task *suite.Task) []int { return task.TrainPool() }
 
 // supervisedSteps runs the run's `steps` supervised steps: labelled batches
-// from successive shuffled passes over D^l (gnn.EpochBatches, random),
+// from successive shuffled passes over D^l (gnn.Passes, random batches),
 // calling step for each; step returns the batch loss, or NaN for a
 // skipped step (no optimizer call; counted in the budget, left out of the
 // pass's mean loss). beforePass (optional) runs at the start of every
 // pass (e.g. GLA's unlabelled pass) and returns extra curve values. After
 // every pass — and after the last, possibly partial, one — the mean loss
-// of the pass and the extra values are logged as one curve point, and
-// the run's state is saved when a save is due (net.save). A resumed run
-// (net.restore) continues after the passes it restored.
+// of the pass and the extra values are logged as one curve point (n.tr:
+// with the curve du_closed_acc every curve_every passes and after the
+// last), and the run's state is saved when a save is due (net.save). A
+// resumed run (net.restore) continues after the passes it restored.
 func (n *net) supervisedSteps(ctx context.Context, rng *rand.Rand,
 	step func(pass int, idx []int) (float64, error),
 	beforePass func(pass int) (map[string]float64, error)) error {
-	perPass := (len(n.task.Labelled) + n.batch - 1) / n.batch
-	passes := (n.steps + perPass - 1) / perPass
-	done := n.at.Steps
-	for pass := n.at.Passes + 1; done < n.steps; pass++ {
-		values := map[string]float64{}
-		if beforePass != nil {
-			extra, err := beforePass(pass)
-			if err != nil {
-				return fmt.Errorf("pass %d: %w", pass, err)
+	n.tr.Epoch, n.tr.Total = n.at.Passes, gnn.EpochsFor(n.steps, len(n.task.Labelled), n.batch)
+	loop := gnn.Passes{Graphs: n.task.Graphs, Idx: n.task.Labelled, Batch: n.batch, Batching: gnn.BatchingRandom,
+		Steps: n.steps, Rand: rng, Before: beforePass, Step: step,
+		End: func(at gnn.PassesAt, values map[string]float64) error {
+			if err := n.tr.EndEpoch(ctx, values); err != nil {
+				return err
 			}
-			for k, v := range extra {
-				values[k] = v
+			if at.Steps < n.steps {
+				n.save(progress{Pretrain: n.at.Pretrain, Passes: at.Passes, Steps: at.Steps})
+			}
+			return nil
+		}}
+	return loop.Run(ctx, gnn.PassesAt{Passes: n.at.Passes, Steps: n.at.Steps})
+}
+
+// pretrain runs the contrastive pretraining of GraphCL and RGCL: passes
+// (epochs) 1..epochs over D^l ∪ D^u (pool) in shuffled batches of
+// unlabelled_batch_size graphs drawn from rng, from the epoch after the
+// last one a resumed run restored. start (optional) runs at the start of
+// every epoch, before its batches are drawn; step takes one optimizer
+// step on a batch of at least two graphs and returns its loss (smaller
+// batches, whose E1 denominator is empty, are skipped without an
+// optimizer call and counted as pretrain_skipped); values (optional) adds
+// to the epoch's logged values. After every epoch the run's state is
+// saved when a save is due.
+func (n *net) pretrain(ctx context.Context, epochs int, rng *rand.Rand, start func(ep int) error,
+	step func(ep int, idx []int) (float64, error), values func(map[string]float64)) error {
+	all := pool(n.task)
+	suite.Phase(n.task.Log, "pretrain")
+	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
+		if start != nil {
+			if err := start(ep); err != nil {
+				return err
 			}
 		}
-		batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Labelled, n.batch, gnn.BatchingRandom, rng)
+		batches, err := gnn.EpochBatches(n.task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
 		if err != nil {
 			return err
 		}
-		var sum float64
-		var count, taken int
-		for _, idx := range batches {
-			if done == n.steps {
-				break
+		skipped := 0
+		loss, err := gnn.Pass(ctx, batches, func(_ int, idx []int) (float64, error) {
+			if len(idx) < 2 {
+				skipped++
+				return math.NaN(), nil
 			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			loss, err := step(pass, idx)
+			l, err := step(ep, idx)
 			if err != nil {
-				return fmt.Errorf("pass %d, step %d: %w", pass, done+1, err)
+				return 0, fmt.Errorf("pretrain epoch %d: %w", ep, err)
 			}
-			if !math.IsNaN(loss) {
-				sum += loss * float64(len(idx))
-				count += len(idx)
-			}
-			done++
-			taken++
+			return l, nil
+		})
+		if err != nil {
+			return err
 		}
-		values["loss"] = sum / float64(max(count, 1))
-		values["steps"] = float64(taken)
-		n.task.Log.Epoch(pass, passes, values)
-		if n.curveEvery > 0 && (pass%n.curveEvery == 0 || done == n.steps) {
-			logits, err := n.logits(ctx, n.predict, n.task.Unlabelled)
-			if err != nil {
-				return err
-			}
-			if err := n.task.ReportClasses(pass, n.task.Unlabelled, gnn.MaxSoftmaxPredictions(logits).Class); err != nil {
-				return err
-			}
+		v := map[string]float64{"pretrain_loss": loss, "pretrain_skipped": float64(skipped)}
+		if values != nil {
+			values(v)
 		}
-		if done < n.steps {
-			n.save(progress{Pretrain: n.at.Pretrain, Passes: pass, Steps: done})
-		}
+		n.task.Log.Epoch(ep, epochs, v)
+		n.at.Pretrain = ep
+		n.save(n.at)
 	}
 	return nil
 }

@@ -218,7 +218,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	var err error
 	// selection (no optimizer): chunks, w, n0, U, y, labelled flag []
 	// → k*, anyValid, I.
-	r.selectExec, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.selectExec, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		f, extra := forward(scope, in)
 		flag := extra[0]
 		ref := Where(GreaterThan(flag, ZerosLike(flag)), f.y, predClass(f.logits))
@@ -233,7 +233,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	}
 	// training steps: chunks, w, n0, U, y, k* [B] int32, I [B] → loss.
 	step := func(opt *adam, labelled bool) (*model.Exec, error) {
-		return n.exec(func(scope *model.Scope, in []*Node) []*Node {
+		return n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 			f, extra := forward(scope, in)
 			kStar, keep := extra[0], extra[1]
 			zt := Add(f.z, Mul(f.r, Einsum("bk,kd->bd", OneHot(kStar, k, f.z.DType()), f.u)))
@@ -264,7 +264,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	if r.trainL, err = step(r.optL, true); err != nil {
 		return err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}
@@ -337,15 +337,8 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (loss float64
 	if kept <= 1 {
 		return math.NaN(), false, redraws, nil
 	}
-	if err := opt.setLR(n.store); err != nil {
-		return 0, false, redraws, err
-	}
-	out, err := exec.Exec(append(args, sel[0], sel[2])...)
-	if err != nil {
-		return 0, false, redraws, err
-	}
-	loss, err = lossOf(out[0])
-	return loss, true, redraws, err
+	loss, err = n.step(exec, append(args, sel[0], sel[2]), opt)
+	return loss, err == nil, redraws, err
 }
 
 // unlabelledPass is one pass over D^u with A_u at its decayed rate. It
@@ -360,25 +353,23 @@ func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (
 	if err != nil {
 		return nil, err
 	}
-	var sum float64
-	var count, skipped, redraws int
-	for bi, idx := range batches {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	var skipped, redraws int
+	loss, err := gnn.Pass(ctx, batches, func(bi int, idx []int) (float64, error) {
 		loss, took, rd, err := r.batchStep(false, pass, bi, idx)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		redraws += rd
 		if !took {
 			skipped++
-			continue
+			return math.NaN(), nil
 		}
-		sum += loss * float64(len(idx))
-		count += len(idx)
+		return loss, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return map[string]float64{"unlabelled_loss": sum / float64(max(count, 1)), "unlabelled_skipped": float64(skipped), "unlabelled_redraws": float64(redraws)}, nil
+	return map[string]float64{"unlabelled_loss": loss, "unlabelled_skipped": float64(skipped), "unlabelled_redraws": float64(redraws)}, nil
 }
 
 func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
@@ -387,10 +378,10 @@ func (gla) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error
 		return nil, err
 	}
 	defer r.n.close()
-	rng := r.n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	rng := r.n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	skippedL, labelledBatch := 0, 0
-	r.n.host.TrackCounter("labelled_skipped", &skippedL)
-	r.n.host.TrackCounter("labelled_batch", &labelledBatch)
+	r.n.tr.State.TrackCounter("labelled_skipped", &skippedL)
+	r.n.tr.State.TrackCounter("labelled_batch", &labelledBatch)
 	if err := r.n.restore(); err != nil {
 		return nil, err
 	}

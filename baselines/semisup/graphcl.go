@@ -2,8 +2,6 @@ package semisup
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/ml/model"
@@ -76,7 +74,19 @@ func (graphCL) Defaults() suite.Params { return graphCLParams.Defaults() }
 // ParamSet declares GraphCL's parameters (suite.ParamSetter).
 func (graphCL) ParamSet() suite.ParamSet { return graphCLParams }
 
-func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+// graphCLRun is one GraphCL Fit: the net, the views' augmentations and
+// the two stages' steps and optimisers.
+type graphCLRun struct {
+	n               *net
+	aug             [2]augment.Aug
+	ratio           [2]float64
+	pretrain, train *model.Exec
+	pre, ft         *adam
+}
+
+// newGraphCLRun checks task's parameters, sets up the net and compiles the
+// executables (nothing runs before their first Exec).
+func newGraphCLRun(task *suite.Task) (*graphCLRun, error) {
 	p := task.Params
 	if err := graphCLParams.Check(p); err != nil {
 		return nil, err
@@ -85,11 +95,21 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	if err != nil {
 		return nil, err
 	}
-	defer n.close()
-	aug := [2]augment.Aug{augment.Aug(graphCLAug1.Get(p)), augment.Aug(graphCLAug2.Get(p))}
-	ratio := [2]float64{graphCLRatio1.Get(p), graphCLRatio2.Get(p)}
-	projInput, tau, epochs := graphCLProjInput.Get(p), paramTau.Get(p), paramPretrainEpoch.Get(p)
-	hidden, classes := n.enc.Hidden, task.NumKnown
+	r := &graphCLRun{n: n, aug: [2]augment.Aug{augment.Aug(graphCLAug1.Get(p)), augment.Aug(graphCLAug2.Get(p))},
+		ratio: [2]float64{graphCLRatio1.Get(p), graphCLRatio2.Get(p)}}
+	if err := r.build(); err != nil {
+		n.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// build compiles the pretraining and fine-tuning steps and the prediction
+// (n.predict).
+func (r *graphCLRun) build() error {
+	n, p := r.n, r.n.task.Params
+	projInput, tau := graphCLProjInput.Get(p), paramTau.Get(p)
+	hidden, classes := n.enc.Hidden, n.task.NumKnown
 	project := func(scope *model.Scope, x, adj, mask *Node) *Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, x, adj, mask)
 		if projInput == "hidden" {
@@ -97,107 +117,80 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 		}
 		return gnn.MLP(scope.At("proj"), z, hidden, hidden)
 	}
-	pre := newAdam("adam_pretrain", "", paramPretrainLR.Get(p))
-	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.pre = newAdam("adam_pretrain", "", paramPretrainLR.Get(p))
+	var err error
+	if r.pretrain, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: view 1's chunks, w, view 2's chunks (one plan: rows aligned).
 		c := &cursor{in: in}
 		c1, w := c.chunks(), c.next()
 		c2 := c.views(len(c1))
 		proj := func(x, a, m *Node) *Node { return project(scope, x, a, m) }
 		loss := GraphCLOneWay(concatChunks(c1, proj), concatChunks(c2, proj), w, tau)
-		pre.minimise(n.store, scope, loss)
+		r.pre.minimise(n.store, scope, loss)
 		return []*Node{loss}
-	})
-	if err != nil {
-		return nil, err
+	}); err != nil {
+		return err
 	}
 	// Only the head's first layer is in stage 1's graph; stage 2 creates
 	// W1 fresh.
-	ft := newAdam("adam_finetune", "", n.lr)
-	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.ft = newAdam("adam_finetune", "", n.lr)
+	if r.train, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: chunks, w, y.
 		c := &cursor{in: in}
 		chunks, w, y := c.chunks(), c.next(), c.next()
 		z := concatChunks(chunks, func(x, a, m *Node) *Node { return gnn.Encode(scope.At("encoder"), n.enc, x, a, m) })
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		loss := gnn.MaskedCrossEntropy(logits, y, w)
-		ft.minimise(n.store, scope, loss)
+		r.ft.minimise(n.store, scope, loss)
 		return []*Node{loss}
-	})
-	if err != nil {
-		return nil, err
+	}); err != nil {
+		return err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}
 	})
+	return err
+}
+
+// pretrainStep is one contrastive step of epoch ep on the graphs idx: two
+// augmented views of every graph (one stream per (run seed, epoch, graph,
+// view)), laid out by one plan so that rows align.
+func (r *graphCLRun) pretrainStep(ep int, idx []int) (float64, error) {
+	n := r.n
+	var views [2][]datasets.Graph
+	var nodes [2][][]float32
+	for v := range 2 {
+		views[v], nodes[v] = make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
+		for i, g := range idx {
+			views[v][i], nodes[v][i] = r.aug[v].Apply(&n.task.Graphs[g], n.feats.Nodes[g], n.feats.Dim, r.ratio[v],
+				augment.Stream(n.task.Seed, "graphcl", ep, g, v))
+		}
+	}
+	plan := n.plan(idx)
+	v1, v2 := n.lay(views[0], nodes[0], plan), n.lay(views[1], nodes[1], plan)
+	return n.step(r.pretrain, v1.args(v2.In...), r.pre)
+}
+
+func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	r, err := newGraphCLRun(task)
 	if err != nil {
 		return nil, err
 	}
-
-	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	n := r.n
+	defer n.close()
+	rng := n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}
-	all := pool(task)
-	suite.Phase(task.Log, "pretrain")
-	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
-		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
-		if err != nil {
-			return nil, err
-		}
-		var sum float64
-		var count, skipped int
-		for _, idx := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if len(idx) < 2 {
-				skipped++ // E1's denominator is empty: no optimizer call
-				continue
-			}
-			var views [2][]datasets.Graph
-			var nodes [2][][]float32
-			for v := range 2 {
-				views[v], nodes[v] = make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
-				for i, g := range idx {
-					views[v][i], nodes[v][i] = aug[v].Apply(&task.Graphs[g], n.feats.Nodes[g], n.feats.Dim, ratio[v],
-						augment.Stream(task.Seed, "graphcl", ep, g, v))
-				}
-			}
-			plan := n.plan(idx)
-			v1, v2 := n.lay(views[0], nodes[0], plan), n.lay(views[1], nodes[1], plan)
-			if err := pre.setLR(n.store); err != nil {
-				return nil, err
-			}
-			out, err := pretrain.Exec(v1.args(v2.In...)...)
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			loss, err := lossOf(out[0])
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			sum += loss * float64(len(idx))
-			count += len(idx)
-		}
-		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)), "pretrain_skipped": float64(skipped)})
-		n.at.Pretrain = ep
-		n.save(n.at)
+	if err := n.pretrain(ctx, paramPretrainEpoch.Get(task.Params), rng, nil, r.pretrainStep, nil); err != nil {
+		return nil, err
 	}
-
 	suite.Phase(task.Log, "finetune")
 	err = n.supervisedSteps(ctx, rng, func(_ int, idx []int) (float64, error) {
 		c := n.layOriginal(idx, n.plan(idx))
-		if err := ft.setLR(n.store); err != nil {
-			return 0, err
-		}
-		out, err := train.Exec(c.args(n.labelsOf(idx, c))...)
-		if err != nil {
-			return 0, err
-		}
-		return lossOf(out[0])
+		return n.step(r.train, c.args(n.labelsOf(idx, c)), r.ft)
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package semisup
 
 import (
 	"context"
-	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/ml/model"
@@ -113,7 +112,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	defer n.close()
 	hidden, classes := n.enc.Hidden, task.NumKnown
 	opt := newAdam("adam", "", n.lr)
-	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	train, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		ce, lg, gg := infoGraphLosses(scope, n.enc, classes, in)
 		loss := Add(ce, Add(lg, MulScalar(gg, lambda)))
 		opt.minimise(n.store, scope, loss)
@@ -122,7 +121,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2])
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}
@@ -130,11 +129,11 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 	if err != nil {
 		return nil, err
 	}
-	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
-	urng := n.host.TrackRNG("unlabelled", rand.NewPCG(uint64(task.Seed), 0x51ed2701a3c5f3b1))
+	rng := n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
+	urng := n.tr.State.TrackRNG("unlabelled", gnn.NewPCG(task.Seed, gnn.StreamUnlabelledBatches))
 	all := pool(task)
 	var ubatches [][]int
-	n.host.TrackBatches("unlabelled", &ubatches)
+	n.tr.State.TrackBatches("unlabelled", &ubatches)
 	if err := n.restore(); err != nil {
 		return nil, err
 	}
@@ -148,11 +147,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 		ubatches = ubatches[1:]
 		l := n.layOriginal(idx, n.plan(idx))
 		u := n.layOriginal(uidx, n.plan(uidx))
-		out, err := train.Exec(l.args(append([]any{n.labelsOf(idx, l)}, u.args()...)...)...)
-		if err != nil {
-			return 0, err
-		}
-		return lossOf(out[0])
+		return n.step(train, l.args(append([]any{n.labelsOf(idx, l)}, u.args()...)...))
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
@@ -138,21 +137,47 @@ func RGCLNodeWeights(p, mask *Node, floor float64) *Node {
 	return Mul(AddScalar(MulScalar(Div(p, InsertAxes(m, -1)), 1-floor), floor), mask)
 }
 
-func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+// rgclRun is one RGCL Fit: the net, the parameters the host side reads
+// and the four executables.
+type rgclRun struct {
+	n       *net
+	lf, fv  string  // loss_form, finetune_views
+	rho     float64 // rho
+	eps     float64 // prob_eps
+	minDrop int     // min_drop
+	// score is ψ without gradient (x, adj, mask → p [B, N]); pretrain
+	// and train are the two stages' steps, preNet, preEx and ft their
+	// optimisers.
+	score, pretrain, train *model.Exec
+	preNet, preEx, ft      *adam
+}
+
+// newRGCLRun checks task's parameters, sets up the net and compiles the
+// executables (nothing runs before their first Exec).
+func newRGCLRun(task *suite.Task) (*rgclRun, error) {
 	p := task.Params
 	if err := rgclParams.Check(p); err != nil {
 		return nil, err
 	}
-	lf, fv := rgclLossForm.Get(p), rgclFinetune.Get(p)
-	epochs, rho, tau, cp := paramPretrainEpoch.Get(p), rgclRho.Get(p), paramTau.Get(p), rgclCPWeight.Get(p)
-	exLayers, exHidden, exTemp := rgclExLayers.Get(p), rgclExHidden.Get(p), rgclExTemp.Get(p)
-	floor, eps, minDrop := rgclFloor.Get(p), rgclProbEps.Get(p), rgclMinDrop.Get(p)
 	n, err := newNet(task)
 	if err != nil {
 		return nil, err
 	}
-	defer n.close()
-	hidden, classes := n.enc.Hidden, task.NumKnown
+	r := &rgclRun{n: n, lf: rgclLossForm.Get(p), fv: rgclFinetune.Get(p), rho: rgclRho.Get(p), eps: rgclProbEps.Get(p), minDrop: rgclMinDrop.Get(p)}
+	if err := r.build(); err != nil {
+		n.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// build compiles ψ's scores, the pretraining and fine-tuning steps and
+// the prediction (n.predict).
+func (r *rgclRun) build() error {
+	n, p := r.n, r.n.task.Params
+	tau, cp := paramTau.Get(p), rgclCPWeight.Get(p)
+	exLayers, exHidden, exTemp, floor := rgclExLayers.Get(p), rgclExHidden.Get(p), rgclExTemp.Get(p), rgclFloor.Get(p)
+	hidden, classes := n.enc.Hidden, n.task.NumKnown
 	explain := func(scope *model.Scope, x, adj, mask *Node) *Node {
 		return RGCLExplainer(scope.At("explainer"), x, adj, mask, exLayers, exHidden, exTemp)
 	}
@@ -168,15 +193,15 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		_, l := head(scope.At("net").At("head"), embed(scope, x, adj, mask, true), hidden, classes)
 		return l
 	}
-	score, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	var err error
+	if r.score, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		return []*Node{explain(scope, in[0], in[1], in[2])}
-	})
-	if err != nil {
-		return nil, err
+	}); err != nil {
+		return err
 	}
-	preNet := newAdam("adam_pretrain", "/net", paramPretrainLR.Get(p))
-	preEx := newAdam("adam_pretrain", "/explainer", paramPretrainLR.Get(p)*rgclExplainerLR.Get(p))
-	pretrain, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.preNet = newAdam("adam_pretrain", "/net", paramPretrainLR.Get(p))
+	r.preEx = newAdam("adam_pretrain", "/explainer", paramPretrainLR.Get(p)*rgclExplainerLR.Get(p))
+	if r.pretrain, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: the first view's chunks, w, the second's [, the third's] (one
 		// plan: rows aligned) — tu: G, R, C; chem: R1, R2, C; mnist: R1, R2.
 		proj := func(x, a, m *Node) *Node {
@@ -186,7 +211,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		c1, w := c.chunks(), c.next()
 		v1, v2 := concatChunks(c1, proj), concatChunks(c.views(len(c1)), proj)
 		var loss *Node
-		switch lf {
+		switch r.lf {
 		case "tu":
 			loss = RGCLTULoss(v1, v2, concatChunks(c.views(len(c1)), proj), w, tau, cp)
 		case "chem":
@@ -194,15 +219,14 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		default:
 			loss = GraphCLOneWay(v1, v2, w, tau)
 		}
-		preNet.minimise(n.store, scope.At("net"), loss)
-		preEx.minimise(n.store, scope.At("explainer"), loss)
+		r.preNet.minimise(n.store, scope.At("net"), loss)
+		r.preEx.minimise(n.store, scope.At("explainer"), loss)
 		return []*Node{loss}
-	})
-	if err != nil {
-		return nil, err
+	}); err != nil {
+		return err
 	}
-	ft := newAdam("adam_finetune", "/net", n.lr)
-	train, err := n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	r.ft = newAdam("adam_finetune", "/net", n.lr)
+	if r.train, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: view 1's chunks, w, y [, view 2's chunks] (one plan).
 		logits := func(x, a, m *Node) *Node { return logitsOf(scope, x, a, m) }
 		c := &cursor{in: in}
@@ -211,159 +235,149 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		if c2 := c.chunks(); len(c2) > 0 {
 			loss = Add(loss, gnn.MaskedCrossEntropy(concatChunks(c2, logits), y, w))
 		}
-		ft.minimise(n.store, scope.At("net"), loss)
+		r.ft.minimise(n.store, scope.At("net"), loss)
 		return []*Node{loss}
-	})
-	if err != nil {
-		return nil, err
+	}); err != nil {
+		return err
 	}
-	n.predict, err = n.exec(func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		z := embed(scope, in[0], in[1], in[2], true)
 		_, logits := head(scope.At("net").At("head"), z, hidden, classes)
 		return []*Node{logits, z}
 	})
+	return err
+}
+
+// scores runs ψ without gradient over the graphs idx: p per node.
+func (r *rgclRun) scores(ctx context.Context, idx []int) (map[int][]float64, error) {
+	n := r.n
+	out := make(map[int][]float64, len(idx))
+	err := n.sizeBatches(ctx, idx, func(_, part []int, in []any, b *gnn.Batch) error {
+		res, err := r.score.Exec(in[:3]...)
+		if err != nil {
+			return fmt.Errorf("explainer: %w", err)
+		}
+		flat := tensors.MustCopyFlatData[float32](res[0])
+		for s, g := range part {
+			row := make([]float64, n.task.Graphs[g].NumNodes)
+			for v := range row {
+				row[v] = float64(flat[s*b.N+v])
+			}
+			out[g] = row
+		}
+		return nil
+	})
+	return out, err
+}
+
+// sample draws one view of every graph of idx from ψ's scores ps: a
+// rationale view, or with complement a complement view; it also returns
+// the number of graphs the view keeps whole.
+func (r *rgclRun) sample(idx []int, ps map[int][]float64, complement bool, purpose string, a, view int) ([]datasets.Graph, [][]float32, int) {
+	n := r.n
+	graphs, nodes := make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
+	unchanged := 0
+	for i, g := range idx {
+		G := &n.task.Graphs[g]
+		var probs []float64
+		switch {
+		case complement:
+			probs = augment.ComplementProbs(ps[g], r.eps)
+		case r.lf == "mnist":
+			probs = augment.SoftmaxRationaleProbs(ps[g])
+		default:
+			probs = augment.RationaleProbs(ps[g], r.eps)
+		}
+		keep := augment.KeepRatioCount(G.NumNodes, r.rho, r.minDrop)
+		if r.lf != "tu" {
+			keep = augment.DropRatioCount(G.NumNodes, math.Round((1-r.rho)*1e9)/1e9, r.minDrop)
+		}
+		if keep >= G.NumNodes {
+			unchanged++
+		}
+		graphs[i], nodes[i] = augment.SampleNodes(G, n.feats.Nodes[g], n.feats.Dim, probs, keep, augment.Stream(n.task.Seed, purpose, a, g, view))
+	}
+	return graphs, nodes, unchanged
+}
+
+// pretrainStep is one contrastive step of epoch ep on the graphs idx with
+// ψ's scores ps; it returns the loss and the graphs whose rationale view
+// is the whole graph. The tu form's streams are the ones its stored runs
+// drew (rationale view 0, complement view 1); chem and mnist draw a
+// second rationale view as view 2.
+func (r *rgclRun) pretrainStep(ep int, idx []int, ps map[int][]float64) (float64, int, error) {
+	n := r.n
+	plan := n.plan(idx)
+	rg, rn, unchanged := r.sample(idx, ps, false, "rgcl_rationale", ep, 0)
+	rv := n.lay(rg, rn, plan)
+	var args []any
+	if r.lf == "tu" {
+		args = n.layOriginal(idx, plan).args(rv.In...)
+	} else {
+		r2g, r2n, _ := r.sample(idx, ps, false, "rgcl_rationale", ep, 2)
+		args = rv.args(n.lay(r2g, r2n, plan).In...)
+	}
+	if r.lf != "mnist" {
+		cg, cn, _ := r.sample(idx, ps, true, "rgcl_complement", ep, 1)
+		args = append(args, n.lay(cg, cn, plan).In...)
+	}
+	loss, err := n.step(r.pretrain, args, r.preNet, r.preEx)
+	return loss, unchanged, err
+}
+
+// finetuneStep is one fine-tuning step of pass on the labelled graphs
+// idx (ψ frozen, its scores ps): on two rationale views, or on the
+// original graphs (finetune_views).
+func (r *rgclRun) finetuneStep(pass int, idx []int, ps map[int][]float64) (float64, error) {
+	n := r.n
+	var args []any
+	plan := n.plan(idx)
+	if r.fv == "original" {
+		c := n.layOriginal(idx, plan)
+		args = c.args(n.labelsOf(idx, c))
+	} else {
+		g1, n1, _ := r.sample(idx, ps, false, "rgcl_finetune", pass, 0)
+		g2, n2, _ := r.sample(idx, ps, false, "rgcl_finetune", pass, 1)
+		v1 := n.lay(g1, n1, plan)
+		args = v1.args(append([]any{n.labelsOf(idx, v1)}, n.lay(g2, n2, plan).In...)...)
+	}
+	return n.step(r.train, args, r.ft)
+}
+
+func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, error) {
+	r, err := newRGCLRun(task)
 	if err != nil {
 		return nil, err
 	}
-
-	// scores runs ψ without gradient over graphs idx: p per node.
-	scores := func(idx []int) (map[int][]float64, error) {
-		out := make(map[int][]float64, len(idx))
-		err := n.sizeBatches(ctx, idx, func(part []int, in []any, b *gnn.Batch) error {
-			res, err := score.Exec(in[:3]...)
-			if err != nil {
-				return fmt.Errorf("explainer: %w", err)
-			}
-			flat := tensors.MustCopyFlatData[float32](res[0])
-			for s, g := range part {
-				row := make([]float64, task.Graphs[g].NumNodes)
-				for v := range row {
-					row[v] = float64(flat[s*b.N+v])
-				}
-				out[g] = row
-			}
-			return nil
-		})
-		return out, err
-	}
-	// sample draws one view of every graph of idx.
-	sample := func(idx []int, ps map[int][]float64, complement bool, purpose string, a, view int) ([]datasets.Graph, [][]float32, int) {
-		graphs, nodes := make([]datasets.Graph, len(idx)), make([][]float32, len(idx))
-		unchanged := 0
-		for i, g := range idx {
-			G := &task.Graphs[g]
-			var probs []float64
-			switch {
-			case complement:
-				probs = augment.ComplementProbs(ps[g], eps)
-			case lf == "mnist":
-				probs = augment.SoftmaxRationaleProbs(ps[g])
-			default:
-				probs = augment.RationaleProbs(ps[g], eps)
-			}
-			keep := augment.KeepRatioCount(G.NumNodes, rho, minDrop)
-			if lf != "tu" {
-				keep = augment.DropRatioCount(G.NumNodes, math.Round((1-rho)*1e9)/1e9, minDrop)
-			}
-			if keep >= G.NumNodes {
-				unchanged++
-			}
-			graphs[i], nodes[i] = augment.SampleNodes(G, n.feats.Nodes[g], n.feats.Dim, probs, keep, augment.Stream(task.Seed, purpose, a, g, view))
-		}
-		return graphs, nodes, unchanged
-	}
-
-	rng := n.host.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
+	n := r.n
+	defer n.close()
+	rng := n.tr.State.TrackRNG("batches", gnn.NewPCG(task.Seed, gnn.StreamBatches))
 	if err := n.restore(); err != nil {
 		return nil, err
 	}
-	all := pool(task)
-	suite.Phase(task.Log, "pretrain")
-	for ep := n.at.Pretrain + 1; ep <= epochs; ep++ {
-		ps, err := scores(all)
-		if err != nil {
-			return nil, err
-		}
-		batches, err := gnn.EpochBatches(task.Graphs, all, n.ubatch, gnn.BatchingRandom, rng)
-		if err != nil {
-			return nil, err
-		}
-		var sum float64
-		var count, skipped, unchanged int
-		for _, idx := range batches {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if len(idx) < 2 {
-				skipped++
-				continue
-			}
-			// The tu form's streams are the ones its stored runs drew
-			// (rationale view 0, complement view 1); chem and mnist draw a
-			// second rationale view as view 2.
-			plan := n.plan(idx)
-			rg, rn, u := sample(idx, ps, false, "rgcl_rationale", ep, 0)
-			unchanged += u
-			r := n.lay(rg, rn, plan)
-			var args []any
-			if lf == "tu" {
-				args = n.layOriginal(idx, plan).args(r.In...)
-			} else {
-				r2g, r2n, _ := sample(idx, ps, false, "rgcl_rationale", ep, 2)
-				args = r.args(n.lay(r2g, r2n, plan).In...)
-			}
-			if lf != "mnist" {
-				cg, cn, _ := sample(idx, ps, true, "rgcl_complement", ep, 1)
-				args = append(args, n.lay(cg, cn, plan).In...)
-			}
-			if err := preNet.setLR(n.store); err != nil {
-				return nil, err
-			}
-			if err := preEx.setLR(n.store); err != nil {
-				return nil, err
-			}
-			out, err := pretrain.Exec(args...)
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			loss, err := lossOf(out[0])
-			if err != nil {
-				return nil, fmt.Errorf("pretrain epoch %d: %w", ep, err)
-			}
-			sum += loss * float64(len(idx))
-			count += len(idx)
-		}
-		task.Log.Epoch(ep, epochs, map[string]float64{"pretrain_loss": sum / float64(max(count, 1)),
-			"pretrain_skipped": float64(skipped), "unchanged_views": float64(unchanged)})
-		n.at.Pretrain = ep
-		n.save(n.at)
+	var ps map[int][]float64 // ψ's node scores of the epoch
+	unchanged := 0
+	start := func(int) error {
+		var err error
+		ps, err = r.scores(ctx, pool(task))
+		unchanged = 0
+		return err
 	}
-
-	suite.Phase(task.Log, "finetune")
-	ps, err := scores(task.Labelled) // ψ is frozen from here on
+	err = n.pretrain(ctx, paramPretrainEpoch.Get(task.Params), rng, start, func(ep int, idx []int) (float64, error) {
+		loss, u, err := r.pretrainStep(ep, idx, ps)
+		unchanged += u
+		return loss, err
+	}, func(v map[string]float64) { v["unchanged_views"] = float64(unchanged) })
 	if err != nil {
 		return nil, err
 	}
+
+	suite.Phase(task.Log, "finetune")
+	if ps, err = r.scores(ctx, task.Labelled); err != nil { // ψ is frozen from here on
+		return nil, err
+	}
 	err = n.supervisedSteps(ctx, rng, func(pass int, idx []int) (float64, error) {
-		var args []any
-		plan := n.plan(idx)
-		if fv == "original" {
-			c := n.layOriginal(idx, plan)
-			args = c.args(n.labelsOf(idx, c))
-		} else {
-			g1, n1, _ := sample(idx, ps, false, "rgcl_finetune", pass, 0)
-			g2, n2, _ := sample(idx, ps, false, "rgcl_finetune", pass, 1)
-			v1 := n.lay(g1, n1, plan)
-			args = v1.args(append([]any{n.labelsOf(idx, v1)}, n.lay(g2, n2, plan).In...)...)
-		}
-		if err := ft.setLR(n.store); err != nil {
-			return 0, err
-		}
-		out, err := train.Exec(args...)
-		if err != nil {
-			return 0, err
-		}
-		return lossOf(out[0])
+		return r.finetuneStep(pass, idx, ps)
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -147,7 +147,7 @@ func ASAPool(scope *model.Scope, h, adj, mask *Node, ratio float64, opt ASAPOpti
 	v := Einsum("bnd,d->bn", h, wh)                  // [B, N]: the member part
 	logits := activation.LeakyReluWith(Add(InsertAxes(u, -1), InsertAxes(v, 1)), 0.2)
 	alpha := MaskedSoftmax(logits, member, -1) // [B, N(cluster), N(member)]
-	if opt.Dropout > 0 {
+	if opt.Dropout > 0 && !IsInference(g) {    // DropoutNormalize: only in graphs marked as training
 		alpha = layers.DropoutNormalize(scope, alpha, Scalar(g, dt, opt.Dropout), true)
 	}
 	xc := maskNodes(Einsum("bij,bjd->bid", alpha, h), mask)

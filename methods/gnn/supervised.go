@@ -89,10 +89,12 @@ type Classifier struct {
 	classes  int
 	backend  compute.Backend
 	store    *model.Store
+	execs    *Execs
 	train    *model.Exec
-	predict  *Predictor
+	predict  *model.Exec
 	features *Features
 	task     *suite.Task
+	labelOf  map[int]int32 // labelled graph → known class
 }
 
 // NewClassifier builds the model for task (features standardised over all
@@ -117,12 +119,16 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 		return nil, err
 	}
 	c.features = StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool())
+	c.labelOf = make(map[int]int32, len(task.Labelled))
+	for i, g := range task.Labelled {
+		c.labelOf[g] = int32(task.Labels[i])
+	}
 	opt := optimizer.Adam().LearningRate(cfg.LR).Done()
 	// Inputs per chunk: the layout's batch inputs (3 dense: x, adj, mask;
 	// 6 edge-list: EdgeBatch.Tensors), then labels and weight.
 	per := c.numInputs() + 2
-	c.train, err = model.NewExec(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
-		c.store.SetTraining(in[0].Graph(), true)
+	c.execs = NewExecs(backend, c.store)
+	c.train, err = c.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		var logits, labels, weights []*Node
 		for s := 0; s+per-1 < len(in); s += per {
 			logits = append(logits, c.logits(scope, in[s:s+per-2], in[s+per-1].Shape().Dim(0)))
@@ -135,19 +141,18 @@ func NewClassifier(task *suite.Task, cfg SupervisedConfig) (*Classifier, error) 
 	if err != nil {
 		return nil, err
 	}
-	c.predict = NewPredictor(backend, c.store, func(scope *model.Scope, in []*Node) []*Node {
+	c.predict, err = c.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		logits, z := c.forward(scope, in, 0)
 		return []*Node{logits, z}
 	})
-	c.train.SetMaxCache(-1)
+	if err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 // Close releases the compiled executables (the backend is shared).
-func (c *Classifier) Close() {
-	c.train.Finalize()
-	c.predict.Finalize()
-}
+func (c *Classifier) Close() { c.execs.Close() }
 
 // Layout returns the batch layout the classifier resolved (LayoutDense or
 // LayoutEdges).
@@ -213,10 +218,6 @@ func (c *Classifier) TrainEpoch(ctx context.Context, rng *rand.Rand) (float64, e
 // mean loss over the graphs it trained on and the steps taken. A NaN or
 // infinite loss is an error.
 func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps int) (float64, int, error) {
-	labelOf := make(map[int]int32, len(c.task.Labelled))
-	for i, g := range c.task.Labelled {
-		labelOf[g] = int32(c.task.Labels[i])
-	}
 	batches, err := EpochBatches(c.task.Graphs, c.task.Labelled, c.cfg.BatchSize, c.cfg.Batching, rng)
 	if err != nil {
 		return 0, 0, err
@@ -224,34 +225,28 @@ func (c *Classifier) TrainSteps(ctx context.Context, rng *rand.Rand, maxSteps in
 	if maxSteps >= 0 && maxSteps < len(batches) {
 		batches = batches[:maxSteps]
 	}
-	var sum float64
-	seen := 0
-	for _, idx := range batches {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
+	loss, err := Pass(ctx, batches, func(_ int, idx []int) (float64, error) { return c.step(idx) })
+	return loss, len(batches), err
+}
+
+// step takes one optimizer step on the labelled graphs idx (split into
+// size chunks, SizeChunks) and returns the batch's loss; a NaN or
+// infinite loss is an error.
+func (c *Classifier) step(idx []int) (float64, error) {
+	var args []any
+	for _, chunk := range SizeChunks(c.task.Graphs, idx, c.cfg.Chunks) {
+		in, slots, weight := c.batchArgs(chunk)
+		y := make([]int32, slots)
+		for s, g := range chunk {
+			y[s] = c.labelOf[g]
 		}
-		var args []any
-		for _, chunk := range SizeChunks(c.task.Graphs, idx, c.cfg.Chunks) {
-			in, slots, weight := c.batchArgs(chunk)
-			y := make([]int32, slots)
-			for s, g := range chunk {
-				y[s] = labelOf[g]
-			}
-			args = append(append(args, in...), tensors.FromFlatDataAndDimensions(y, slots), tensors.FromFlatDataAndDimensions(weight, slots))
-		}
-		out, err := c.train.Exec(args...)
-		c.predict.WeightsChanged()
-		if err != nil {
-			return 0, 0, fmt.Errorf("train step: %w", err)
-		}
-		loss := float64(tensors.MustCopyFlatData[float32](out[0])[0])
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return 0, 0, fmt.Errorf("loss is %v", loss)
-		}
-		sum += loss * float64(len(idx))
-		seen += len(idx)
+		args = append(append(args, in...), tensors.FromFlatDataAndDimensions(y, slots), tensors.FromFlatDataAndDimensions(weight, slots))
 	}
-	return sum / float64(max(seen, 1)), len(batches), nil
+	out, err := c.train.Exec(args...)
+	if err != nil {
+		return 0, fmt.Errorf("train step: %w", err)
+	}
+	return CheckedScalar(out[0], "loss")
 }
 
 // Logits returns the classifier's logits over known classes of every graph
@@ -268,45 +263,28 @@ func (c *Classifier) Logits(ctx context.Context, idx []int) ([][]float32, error)
 // [len(idx)][Encoder.EmbeddingDim()] (mean‖max of the last stage), both
 // in idx's order, from one pass of the prediction graph batched by size.
 func (c *Classifier) Predict(ctx context.Context, idx []int) (logits, emb [][]float32, err error) {
-	order := slices.Clone(idx)
-	pos := make(map[int]int, len(idx))
-	for i, g := range idx {
-		pos[g] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return c.task.Graphs[a].NumNodes - c.task.Graphs[b].NumNodes })
 	logits, emb = make([][]float32, len(idx)), make([][]float32, len(idx))
-	d := c.cfg.Encoder.EmbeddingDim()
-	for start := 0; start < len(order); start += c.cfg.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	err = BySize(ctx, len(idx), c.cfg.BatchSize, func(i int) int { return c.task.Graphs[idx[i]].NumNodes }, func(pos []int) error {
+		part := make([]int, len(pos))
+		for s, p := range pos {
+			part[s] = idx[p]
 		}
-		part := order[start:min(start+c.cfg.BatchSize, len(order))]
 		in, slots, weight := c.batchArgs(part)
 		if c.layout == LayoutEdges {
 			in = append(in, tensors.FromFlatDataAndDimensions(weight, slots)) // carries B
 		}
 		out, err := c.predict.Exec(in...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("predict: %w", err)
+			return fmt.Errorf("predict: %w", err)
 		}
-		flat := tensors.MustCopyFlatData[float32](out[0])
-		z := tensors.MustCopyFlatData[float32](out[1])
-		for s, g := range part {
-			logits[pos[g]] = flat[s*c.classes : (s+1)*c.classes]
-			emb[pos[g]] = z[s*d : (s+1)*d]
-		}
+		Rows(logits, out[0], pos)
+		Rows(emb, out[1], pos)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return logits, emb, nil
-}
-
-// ReportClasses predicts D^u and hands the classes to task.ReportClasses
-// (curve du_closed_acc after epoch).
-func (c *Classifier) ReportClasses(ctx context.Context, epoch int) error {
-	logits, err := c.Logits(ctx, c.task.Unlabelled)
-	if err != nil {
-		return err
-	}
-	return c.task.ReportClasses(epoch, c.task.Unlabelled, MaxSoftmaxPredictions(logits).Class)
 }
 
 // MaxSoftmax returns, for one graph's logits [C] (C ≥ 1), the arg-max class
@@ -367,33 +345,30 @@ func FitSupervised(ctx context.Context, task *suite.Task, cfg SupervisedConfig) 
 		return nil, err
 	}
 	defer c.Close()
-	var state RunState
-	rng := state.TrackRNG("batches", rand.NewPCG(uint64(task.Seed), 0x9e3779b97f4a7c15))
-	// at is the progress saved after every epoch when a save is due
-	// (task.Resume) and restored by an interrupted run.
+	t := &Trainer{Task: task, Store: c.store, Total: EpochsFor(cfg.Steps, len(task.Labelled), cfg.BatchSize),
+		CurveEvery: cfg.CurveEvery, Logits: c.Logits}
+	rng := t.State.TrackRNG("batches", NewPCG(task.Seed, StreamBatches))
+	// at is the progress saved after every epoch but the last when a save
+	// is due (task.Resume) and restored by an interrupted run.
 	var at struct{ Epochs, Steps int }
-	if _, err := state.Restore(task.Resume, c.store, &at); err != nil {
+	if _, err := t.Restore(&at); err != nil {
 		return nil, err
 	}
-	c.predict.WeightsChanged()
-	epochs := EpochsFor(cfg.Steps, len(task.Labelled), cfg.BatchSize)
-	done := at.Steps
-	for ep := at.Epochs + 1; ep <= epochs; ep++ {
-		loss, n, err := c.TrainSteps(ctx, rng, cfg.Steps-done)
-		if err != nil {
-			return nil, fmt.Errorf("epoch %d: %w", ep, err)
-		}
-		done += n
-		task.Log.Epoch(ep, epochs, map[string]float64{"loss": loss, "steps": float64(n)})
-		if cfg.CurveEvery > 0 && (ep%cfg.CurveEvery == 0 || ep == epochs) {
-			if err := c.ReportClasses(ctx, ep); err != nil {
-				return nil, err
+	t.Epoch = at.Epochs
+	loop := Passes{Graphs: task.Graphs, Idx: task.Labelled, Batch: cfg.BatchSize, Batching: cfg.Batching, Steps: cfg.Steps, Rand: rng,
+		Step: func(_ int, idx []int) (float64, error) { return c.step(idx) },
+		End: func(p PassesAt, values map[string]float64) error {
+			if err := t.EndEpoch(ctx, values); err != nil {
+				return err
 			}
-		}
-		if ep < epochs {
-			at.Epochs, at.Steps = ep, done
-			state.Save(task.Resume, c.store, at)
-		}
+			if p.Steps < cfg.Steps {
+				at.Epochs, at.Steps = p.Passes, p.Steps
+				t.Save(at)
+			}
+			return nil
+		}}
+	if err := loop.Run(ctx, PassesAt{Passes: at.Epochs, Steps: at.Steps}); err != nil {
+		return nil, err
 	}
 	logits, emb, err := c.Predict(ctx, task.Eval)
 	if err != nil {

@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// TestPredictorReadsCurrentWeights: predicting between training epochs
+// TestPredictionReadsCurrentWeights: predicting between training epochs
 // neither freezes the prediction graph at the weights of its compilation
 // (GoMLX embeds a non-training graph's variables as constants on the
 // pure-Go backend) nor changes training: a classifier that predicts after
 // epoch 1 and again after epoch 2 ends with exactly the logits of one
 // that only predicts after epoch 2, and its two predictions differ.
-func TestPredictorReadsCurrentWeights(t *testing.T) {
+func TestPredictionReadsCurrentWeights(t *testing.T) {
 	task := protocolTask(t, "Letter-high", "low", nil)
 	cfg := SupervisedConfig{Encoder: EncoderConfig{Conv: ConvGIN, Pool: PoolTopK, Hidden: 16, LayersPerStage: 1, PoolRatio: 0.8},
 		Steps: 1, BatchSize: 32, LR: 0.01}

@@ -11,6 +11,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -433,8 +434,8 @@ func TestSwapWiring(t *testing.T) {
 	var v1, v2 []view
 	for _, c := range chunks {
 		for _, g := range c.graphs {
-			v1 = append(v1, r.edgeDropView(g, "view1", r.epoch, 0))
-			v2 = append(v2, r.nodeDropView(g, "view2", r.epoch, 0))
+			v1 = append(v1, r.edgeDropView(g, "view1", r.tr.Epoch, 0))
+			v2 = append(v2, r.nodeDropView(g, "view2", r.tr.Epoch, 0))
 		}
 	}
 	_, z1, err := r.predictViews(ctx, v1)
@@ -453,7 +454,7 @@ func TestSwapWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := scalar(out[2], "L^u")
+	got, err := gnn.CheckedScalar(out[2], "L^u")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package ugnn
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
@@ -19,11 +16,11 @@ import (
 type network struct {
 	cfg     Config
 	store   *model.Store
-	backend compute.Backend
 	opt     optimizer.Interface
+	execs   *gnn.Execs
 	warm    *model.Exec
 	semis   map[int]*model.Exec // by number of labelled chunks
-	predict *gnn.Predictor      // reads the current weights (see gnn.Predictor)
+	predict *model.Exec
 	// marginal is Sinkhorn's prototype marginal (SinkhornMarginal; nil:
 	// uniform), set before the first semi step.
 	marginal []float64
@@ -95,15 +92,15 @@ func (n *network) labelledLoss(scope *model.Scope, in []*Node) (loss, ce *Node) 
 }
 
 func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, error) {
-	n := &network{cfg: cfg, store: model.NewStore(), backend: backend, semis: map[int]*model.Exec{}}
+	n := &network{cfg: cfg, store: model.NewStore(), semis: map[int]*model.Exec{}}
+	n.execs = gnn.NewExecs(backend, n.store)
 	if err := gnn.SetSeed(n.store, seed); err != nil {
 		return nil, err
 	}
 	n.opt = optimizer.Adam().LearningRate(cfg.LR).Done()
 	var err error
 	// Warm-up (and the w/o-P variant): 5 inputs per labelled chunk.
-	n.warm, err = model.NewExec(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
-		n.store.SetTraining(in[0].Graph(), true)
+	n.warm, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		loss, ce := n.labelledLoss(scope, in)
 		n.opt.UpdateGraph(scope, in[0].Graph(), loss)
 		return []*Node{loss, ce}
@@ -111,11 +108,13 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	if err != nil {
 		return nil, err
 	}
-	n.predict = gnn.NewPredictor(backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
 		logits, zn := n.forward(scope, in[0], in[1], in[2])
 		return []*Node{logits, zn}
 	})
-	n.warm.SetMaxCache(-1)
+	if err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -133,9 +132,8 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 		return e, nil
 	}
 	cfg := n.cfg
-	e, err := model.NewExec(n.backend, n.store, func(scope *model.Scope, in []*Node) []*Node {
+	e, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
-		n.store.SetTraining(g, true)
 		lossL, ce := n.labelledLoss(scope, in[:5*kl])
 		protos := in[len(in)-1]
 		var z1s, z1g, z2s, l2s, ws []*Node
@@ -167,27 +165,11 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.SetMaxCache(-1)
 	n.semis[kl] = e
 	return e, nil
 }
 
-func (n *network) close() {
-	n.warm.Finalize()
-	n.predict.Finalize()
-	for _, e := range n.semis {
-		e.Finalize()
-	}
-}
-
-// scalar reads a scalar float32 output and rejects NaN/Inf.
-func scalar(t *tensors.Tensor, what string) (float64, error) {
-	v := float64(tensors.MustCopyFlatData[float32](t)[0])
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return v, fmt.Errorf("%s is %v", what, v)
-	}
-	return v, nil
-}
+func (n *network) close() { n.execs.Close() }
 
 // batchTensors returns x, adj, mask, then y and weight as tensors.
 func batchTensors(b *gnn.Batch, y []int32) []any {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/ugbench/ugbench/methods/gnn"
 )
 
 // luRef is L^u of paper eqs. (9)–(13) in float64 for real graphs only:
@@ -83,8 +85,8 @@ func TestSemiStepWiring(t *testing.T) {
 	var v1, v2 []view
 	for _, c := range chunks {
 		for _, g := range c.graphs {
-			v1 = append(v1, r.edgeDropView(g, "view1", r.epoch, 0))
-			v2 = append(v2, r.nodeDropView(g, "view2", r.epoch, 0))
+			v1 = append(v1, r.edgeDropView(g, "view1", r.tr.Epoch, 0))
+			v2 = append(v2, r.nodeDropView(g, "view2", r.tr.Epoch, 0))
 		}
 	}
 	if len(v1) != len(part) {
@@ -106,7 +108,7 @@ func TestSemiStepWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := scalar(out[2], "L^u")
+	got, err := gnn.CheckedScalar(out[2], "L^u")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,12 +34,12 @@ type run struct {
 	net   *network
 	feats *gnn.Features
 	label map[int]int32 // labelled graph → known class
-	epoch int           // epochs done
-	total int           // epochs of the whole run (warm-up and cycles)
-	// state is what a save (Task.Resume) keeps besides the store: the
+	// tr counts the epochs of the whole run (warm-up and cycles, Epoch
+	// done of Total), logs them with the curve du_closed_acc, and saves:
+	// tr.State is what a save (Task.Resume) keeps besides the store, the
 	// cycles' generator semiRNG; at is where the cycles stood at the save
 	// a resumed run restored (zero for a fresh run).
-	state   gnn.RunState
+	tr      gnn.Trainer
 	semiRNG *rand.Rand
 	at      cyclesAt
 }
@@ -61,10 +61,9 @@ type cyclesAt struct {
 // generator, the epoch count and where the cycles stood. It reports
 // whether there was a save; without one the run starts afresh.
 func (r *run) restore() (bool, error) {
-	ok, err := r.state.Restore(r.task.Resume, r.net.store, &r.at)
+	ok, err := r.tr.Restore(&r.at)
 	if ok && err == nil {
-		r.epoch = r.at.Epoch
-		r.net.predict.WeightsChanged()
+		r.tr.Epoch = r.at.Epoch
 	}
 	return ok, err
 }
@@ -84,7 +83,7 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{task: task, cfg: cfg, v: v, net: net, total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)), feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
+	r := &run{task: task, cfg: cfg, v: v, net: net, feats: gnn.StandardizeFeatures(task.Graphs, task.FeatureDim, task.TrainPool()),
 		label: make(map[int]int32, len(task.Labelled))}
 	if cfg.UnknownMass && v.Prototypes {
 		net.marginal = PrototypeMarginal(cfg.Classes*boolInt(v.KnownPrototypes), cfg.UnknownPrototypes*boolInt(v.UnknownPrototypes),
@@ -93,7 +92,9 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	if v.Prototypes && v.KnownPrototypes {
 		net.pseudoKnown = cfg.Classes
 	}
-	r.semiRNG = r.state.TrackRNG("semi", rand.NewPCG(uint64(task.Seed), 2))
+	r.tr = gnn.Trainer{Task: task, Store: net.store, Total: totalEpochs(cfg, len(task.Labelled), len(task.Unlabelled)),
+		CurveEvery: cfg.CurveEvery, Logits: r.wholeLogits}
+	r.semiRNG = r.tr.State.TrackRNG("semi", gnn.NewPCG(task.Seed, gnn.StreamSemi))
 	for i, g := range task.Labelled {
 		r.label[g] = int32(task.Labels[i])
 	}
@@ -103,7 +104,7 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 // labelledBatch pads the labelled graphs idx, split into size chunks
 // (gnn.SizeChunks), into step inputs: 5 per chunk. It also returns the
 // number of chunks. With the augment_labelled lever each graph is replaced
-// by its view of step (r.epoch, step) (labelledView).
+// by its view of step (r.tr.Epoch, step) (labelledView).
 func (r *run) labelledBatch(idx []int, step int) ([]any, int) {
 	chunks := gnn.SizeChunks(r.task.Graphs, idx, r.cfg.Chunks)
 	var args []any
@@ -139,14 +140,14 @@ func (r *run) viewBatch(views []view, maxBatch int) *gnn.Batch {
 }
 
 // labelledView is the augment_labelled lever's view of labelled graph g at
-// step step of epoch r.epoch: node deletion or edge deletion, with equal
+// step step of epoch r.tr.Epoch: node deletion or edge deletion, with equal
 // chance, each from its own stream (augment.Stream), so the view depends
 // on the run seed, the epoch, the step and the graph only.
 func (r *run) labelledView(g, step int) view {
-	if augment.Stream(r.task.Seed, "labelled", r.epoch, step, g).IntN(2) == 0 {
-		return r.nodeDropView(g, "labelled-nodes", r.epoch, step)
+	if augment.Stream(r.task.Seed, "labelled", r.tr.Epoch, step, g).IntN(2) == 0 {
+		return r.nodeDropView(g, "labelled-nodes", r.tr.Epoch, step)
 	}
-	return r.edgeDropView(g, "labelled-edges", r.epoch, step)
+	return r.edgeDropView(g, "labelled-edges", r.tr.Epoch, step)
 }
 
 func (r *run) wholeView(g int) view {
@@ -168,33 +169,23 @@ func (r *run) edgeDropView(g int, purpose string, a, b int) view {
 // logits [C] (gnn.MaxSoftmax reads class and 1 − max softmax from them)
 // and the normalised embedding [2H].
 func (r *run) predictViews(ctx context.Context, views []view) (logits, emb [][]float32, err error) {
-	order := make([]int, len(views))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return views[order[a]].g.NumNodes < views[order[b]].g.NumNodes })
 	logits, emb = make([][]float32, len(views)), make([][]float32, len(views))
 	size := max(r.cfg.BatchSize, r.cfg.UnlabelledBatch) // predictions do not depend on it
-	for start := 0; start < len(order); start += size {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		part := order[start:min(start+size, len(order))]
-		batch := make([]view, len(part))
-		for i, j := range part {
+	err = gnn.BySize(ctx, len(views), size, func(i int) int { return views[i].g.NumNodes }, func(pos []int) error {
+		batch := make([]view, len(pos))
+		for i, j := range pos {
 			batch[i] = views[j]
 		}
 		out, err := r.net.predict.Exec(batchTensors(r.viewBatch(batch, size), nil)...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("predict: %w", err)
+			return fmt.Errorf("predict: %w", err)
 		}
-		p := tensors.MustCopyFlatData[float32](out[0])
-		z := tensors.MustCopyFlatData[float32](out[1])
-		c, d := r.cfg.Classes, out[1].Shape().Dim(1)
-		for s, j := range part {
-			logits[j] = p[s*c : (s+1)*c]
-			emb[j] = z[s*d : (s+1)*d]
-		}
+		gnn.Rows(logits, out[0], pos)
+		gnn.Rows(emb, out[1], pos)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return logits, emb, nil
 }
@@ -301,50 +292,50 @@ func totalEpochs(c Config, nl, nu int) int {
 	return n
 }
 
-// logEpoch records the epoch's values with the suite, and every
-// CurveEvery epochs (and at the last) reports the classes of D^u
-// (suite curve du_closed_acc).
-func (r *run) logEpoch(ctx context.Context, values map[string]float64) error {
-	r.epoch++
-	r.task.Log.Epoch(r.epoch, r.total, values)
-	if r.cfg.CurveEvery > 0 && (r.epoch%r.cfg.CurveEvery == 0 || r.epoch == r.total) {
-		views := make([]view, len(r.task.Unlabelled))
-		for i, g := range r.task.Unlabelled {
-			views[i] = r.wholeView(g)
-		}
-		logits, _, err := r.predictViews(ctx, views)
-		if err != nil {
-			return err
-		}
-		classes := make([]int, len(logits))
-		for i, l := range logits {
-			classes[i], _ = gnn.MaxSoftmax(l)
-		}
-		return r.task.ReportClasses(r.epoch, r.task.Unlabelled, classes)
+// wholeLogits returns ψ's logits [len(idx)][C] of the whole graphs idx
+// (Trainer.Logits: the curve du_closed_acc).
+func (r *run) wholeLogits(ctx context.Context, idx []int) ([][]float32, error) {
+	views := make([]view, len(idx))
+	for i, g := range idx {
+		views[i] = r.wholeView(g)
 	}
-	return nil
+	logits, _, err := r.predictViews(ctx, views)
+	return logits, err
 }
 
-// labelledEpoch runs one epoch of the warm-up step over the labelled
-// graphs, stopping after limit steps.
+// warmupLoop is the warm-up's step loop: steps optimizer steps of the
+// warm-up loss (labelledStep) in passes over D^l drawn from rng
+// (gnn.Passes, random batches of BatchSize); end gets the values of every
+// pass: loss and loss_ce (means over the pass's graphs) and steps.
+func (r *run) warmupLoop(ctx context.Context, rng *rand.Rand, steps int, end func(values map[string]float64) error) *gnn.Passes {
+	var ce float64
+	n, step := 0, 0 // step: the pass's steps so far (augment_labelled's views)
+	return &gnn.Passes{Graphs: r.task.Graphs, Idx: r.task.Labelled, Batch: r.cfg.BatchSize, Batching: gnn.BatchingRandom,
+		Steps: steps, Rand: rng,
+		Step: func(_ int, idx []int) (float64, error) {
+			l, c, err := r.labelledStep(ctx, idx, step)
+			step++
+			ce += c * float64(len(idx))
+			n += len(idx)
+			return l, err
+		},
+		End: func(_ gnn.PassesAt, values map[string]float64) error {
+			values["loss_ce"] = ce / float64(max(n, 1))
+			ce, n, step = 0, 0, 0
+			return end(values)
+		}}
+}
+
+// labelledEpoch runs one epoch (pass over D^l) of the warm-up step,
+// stopping after limit steps, and returns its values (warmupLoop).
 func (r *run) labelledEpoch(ctx context.Context, rng *rand.Rand, limit int) (map[string]float64, error) {
-	batches, err := gnn.EpochBatches(r.task.Graphs, r.task.Labelled, r.cfg.BatchSize, gnn.BatchingRandom, rng)
-	if err != nil {
-		return nil, err
-	}
-	batches = batches[:min(limit, len(batches))]
-	var loss, ce, n float64
-	for step, idx := range batches {
-		l, c, err := r.labelledStep(ctx, idx, step)
-		if err != nil {
-			return nil, err
-		}
-		loss += l * float64(len(idx))
-		ce += c * float64(len(idx))
-		n += float64(len(idx))
-	}
-	n = max(n, 1)
-	return map[string]float64{"loss": loss / n, "loss_ce": ce / n, "steps": float64(len(batches))}, nil
+	perPass := (len(r.task.Labelled) + r.cfg.BatchSize - 1) / r.cfg.BatchSize
+	var values map[string]float64
+	err := r.warmupLoop(ctx, rng, min(limit, perPass), func(v map[string]float64) error {
+		values = v
+		return nil
+	}).Run(ctx, gnn.PassesAt{})
+	return values, err
 }
 
 // labelledStep is one optimizer step of the warm-up loss (cross-entropy +
@@ -356,14 +347,13 @@ func (r *run) labelledStep(ctx context.Context, idx []int, step int) (loss, ce f
 	}
 	args, _ := r.labelledBatch(idx, step)
 	out, err := r.net.warm.Exec(args...)
-	r.net.predict.WeightsChanged()
 	if err != nil {
 		return 0, 0, err
 	}
-	if loss, err = scalar(out[0], "loss"); err != nil {
+	if loss, err = gnn.CheckedScalar(out[0], "loss"); err != nil {
 		return 0, 0, err
 	}
-	ce, _ = scalar(out[1], "cross-entropy")
+	ce, _ = gnn.CheckedScalar(out[1], "cross-entropy")
 	return loss, ce, nil
 }
 
@@ -439,12 +429,11 @@ func (r *run) warmup(ctx context.Context) error {
 		}
 		if err == nil {
 			_, err = checkpoint.Load(r.net.store).Dir(dir).Done()
-			r.net.predict.WeightsChanged()
 		}
 		if err == nil {
 			for _, values := range curves {
 				values[suite.CachedEpochCurve] = 1
-				if err := r.logEpoch(ctx, values); err != nil {
+				if err := r.tr.EndEpoch(ctx, values); err != nil {
 					return err
 				}
 			}
@@ -568,18 +557,13 @@ func (r *run) saveWarmup(dir string, curves []map[string]float64) error {
 // trainWarmup trains the warm-up steps and returns the logged values of
 // its epochs.
 func (r *run) trainWarmup(ctx context.Context) ([]map[string]float64, error) {
-	rng := rand.New(rand.NewPCG(uint64(r.task.Seed), 1))
 	var curves []map[string]float64
-	for done := 0; done < r.cfg.WarmupSteps; {
-		values, err := r.labelledEpoch(ctx, rng, r.cfg.WarmupSteps-done)
-		if err != nil {
-			return nil, err
-		}
-		done += int(values["steps"])
+	loop := r.warmupLoop(ctx, gnn.NewRand(r.task.Seed, gnn.StreamWarmup), r.cfg.WarmupSteps, func(values map[string]float64) error {
 		curves = append(curves, values)
-		if err := r.logEpoch(ctx, values); err != nil {
-			return nil, err
-		}
+		return r.tr.EndEpoch(ctx, values)
+	})
+	if err := loop.Run(ctx, gnn.PassesAt{}); err != nil {
+		return nil, err
 	}
 	return curves, nil
 }
@@ -615,15 +599,15 @@ func (r *run) cycles(ctx context.Context) error {
 				values, err = r.pairedLabelledEpoch(ctx, rng, steps-done)
 			}
 			if err != nil {
-				return fmt.Errorf("epoch %d: %w", r.epoch+1, err)
+				return fmt.Errorf("epoch %d: %w", r.tr.Epoch+1, err)
 			}
 			done += int(values["steps"])
 			values["cycle"] = float64(t)
-			if err := r.logEpoch(ctx, values); err != nil {
+			if err := r.tr.EndEpoch(ctx, values); err != nil {
 				return err
 			}
-			if r.epoch < r.total {
-				r.state.Save(r.task.Resume, r.net.store, cyclesAt{r.epoch, t, done, protos})
+			if r.tr.Epoch < r.tr.Total {
+				r.tr.Save(cyclesAt{r.tr.Epoch, t, done, protos})
 			}
 		}
 	}
@@ -654,7 +638,7 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.task.ReportScores(r.epoch, un, parts); err != nil {
+	if err := r.task.ReportScores(r.tr.Epoch, un, parts); err != nil {
 		return nil, err
 	}
 	var pos []int
@@ -676,7 +660,7 @@ func (r *run) cycleStart(ctx context.Context, t int) ([][]float32, error) {
 	for i, p := range pos {
 		oodGraphs[i] = un[p]
 	}
-	r.task.ReportOODSet(r.epoch, oodGraphs)
+	r.task.ReportOODSet(r.tr.Epoch, oodGraphs)
 	if !r.v.Prototypes {
 		return nil, nil
 	}
@@ -771,8 +755,8 @@ func (r *run) semiInputs(lab, part []int, protos [][]float32, step int) (args []
 		v1 := make([]view, len(c))
 		v2 := make([]view, len(c))
 		for i, g := range c {
-			v1[i] = r.edgeDropView(g, "view1", r.epoch, 0)
-			v2[i] = r.nodeDropView(g, "view2", r.epoch, 0)
+			v1[i] = r.edgeDropView(g, "view1", r.tr.Epoch, 0)
+			v2[i] = r.nodeDropView(g, "view2", r.tr.Epoch, 0)
 		}
 		b1 := r.viewBatch(v1, r.cfg.UnlabelledBatch)
 		b2 := r.viewBatch(v2, r.cfg.UnlabelledBatch)
@@ -806,20 +790,19 @@ func (r *run) semiEpoch(ctx context.Context, rng *rand.Rand, protos [][]float32,
 			return nil, err
 		}
 		out, err := semi.Exec(args...)
-		r.net.predict.WeightsChanged()
 		if err != nil {
 			return nil, err
 		}
-		l, err := scalar(out[0], "loss")
+		l, err := gnn.CheckedScalar(out[0], "loss")
 		if err != nil {
 			return nil, err
 		}
-		c, _ := scalar(out[1], "cross-entropy")
-		u, _ := scalar(out[2], "L^u")
+		c, _ := gnn.CheckedScalar(out[1], "cross-entropy")
+		u, _ := gnn.CheckedScalar(out[2], "L^u")
 		loss, ce, lu = loss+l, ce+c, lu+u
 		if len(out) > 5 { // pseudo_label
-			pl, _ := scalar(out[4], "pseudo-label loss")
-			frac, _ := scalar(out[5], "pseudo-labelled share")
+			pl, _ := gnn.CheckedScalar(out[4], "pseudo-label loss")
+			frac, _ := gnn.CheckedScalar(out[5], "pseudo-labelled share")
 			plSum, fracSum = plSum+pl, fracSum+frac
 		}
 		steps++

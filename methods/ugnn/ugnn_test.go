@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -979,7 +978,7 @@ func TestUGNNLetterHigh(t *testing.T) {
 
 // TestPredictionsFollowTraining: UGNN predicts between training steps (the
 // OOD scoring of every cycle); a prediction after more training must see
-// the new weights (gnn.Predictor), for the warm-up step and the semi step.
+// the new weights (gnn.Execs), for the warm-up step and the semi step.
 func TestPredictionsFollowTraining(t *testing.T) {
 	lt := newLetterTask(t)
 	var reported [][]int
