@@ -32,9 +32,10 @@ does: a cell regresses when its change reaches the metric's threshold AND
 the test finds it significant. Exit status: 0 pass, 1 regression, 2 error,
 3 cannot judge (too few seeds, or a baseline cell without a current value).
 --write-baseline writes FILE from the selected runs instead.
---score LABEL (a post-hoc unknown score, e.g. knn) makes --metrics and
---threshold name that score's LABEL:METRIC metrics; a baseline records
-the full names, so checking against it reads the same score back.`)
+--score LABEL (a post-hoc unknown score, e.g. knn, or du_choice, each
+run's score chosen on its D^u) makes --metrics and --threshold name that
+score's LABEL:METRIC metrics; a baseline records the full names, so
+checking against it reads the same score back.`)
 	sel := addSelection(fs, "only runs of these statuses (default: all; only finished runs count)")
 	baseline := fs.String("baseline", "", "baseline JSON file (required)")
 	write := fs.Bool("write-baseline", false, "write --baseline from the selected runs instead of checking")
@@ -43,7 +44,7 @@ the full names, so checking against it reads the same score back.`)
 	alpha := fs.Float64("alpha", reports.DefaultAlpha, "with --write-baseline: the significance level to record")
 	test := fs.String("test", reports.TestAuto, "with --write-baseline: the test to record: auto, utest, paired")
 	format := fs.String("format", "text", "table format: text, md, latex, csv")
-	score := fs.String("score", reports.NativeScore, "the unknown score of --metrics and --threshold: native or a post-hoc scorer's label (msp, knn, …)")
+	score := fs.String("score", reports.NativeScore, "the unknown score of --metrics and --threshold: native, a post-hoc scorer's label (msp, knn, …) or du_choice")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func runReport(args []string, stdout io.Writer) error {
 	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
 	dsets := fs.StringSlice("datasets", nil, "only these datasets (default: all in the database)")
 	ratios := fs.StringSlice("ratios", nil, "only these labelled ratios: low, high, or a number (default: all in the database)")
-	score := fs.String("score", reports.NativeScore, "the unknown score the cells read: native (the method's own) or a post-hoc scorer's label (msp, knn, …), whose metrics are stored as LABEL:METRIC; not for scorers or results")
+	score := fs.String("score", reports.NativeScore, "the unknown score the cells read: native (the method's own), a post-hoc scorer's label (msp, knn, …), whose metrics are stored as LABEL:METRIC, or du_choice (each run under the score with its highest du_accuracy); not for scorers or results")
 	names := fs.String("names", "registry", "row names: registry (gin-topk) or paper (GIN)")
 	standalone := fs.Bool("standalone", false, "with --format latex: a complete document for pdflatex")
 	chance := fs.Bool("chance", true, "add the chance row: a random unknown score under the same threshold rule and a majority-class prediction, on the same test sets")
