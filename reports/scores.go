@@ -72,7 +72,8 @@ func scoreSuffix(score string) string {
 // ScorersTable is the rows × scores table of one metric (issue 28): rows
 // are the methods as in the other tables, each dataset × ratio is a column
 // group whose sub-columns are the unknown scores present in the kept runs
-// (Scorers: native first), and each cell is the metric under that score,
+// (Scorers: native first; with post-hoc scores, DuChoice next, each run
+// under the score its D^u chose), and each cell is the metric under that score,
 // mean ± sample std over seeds. The best score of each row within a
 // column group is marked (Table.BestPerRow). opts selects rows and
 // columns as for AccuracyTable; opts.Score is ignored.
@@ -88,6 +89,11 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *table.Table {
 	for _, r := range rs {
 		if (keepMethod == nil || keepMethod[r.Spec.Method]) && (keepDataset == nil || keepDataset[r.Spec.Dataset]) {
 			kept = append(kept, r)
+		}
+	}
+	if len(Scorers(kept)) > 1 { // a column for each run's own choice
+		if chosen, _, err := ResolveScore(kept, DuChoice); err == nil {
+			kept = chosen
 		}
 	}
 	scores := Scorers(kept)
