@@ -124,26 +124,7 @@ func runReport(args []string, stdout io.Writer) error {
 			Embeddings: store.Embeddings, TSNERuns: *tsneRuns,
 			TSNE: figures.TSNEConfig{Perplexity: 30, Iterations: *tsneIters, LearningRate: figures.DefaultTSNELearningRate},
 		}
-		if names := slices.DeleteFunc(slices.Clone(*curveNames), func(s string) bool { return s == "none" }); len(names) > 0 {
-			in.CurveNames = names
-			in.Curves = map[int64][]suite.CurvePoint{}
-			for _, r := range rs {
-				if r.Status != runs.StatusFinished {
-					continue
-				}
-				if in.Curves[r.ID], err = store.Curves(r.ID); err != nil {
-					return err
-				}
-			}
-		}
-		if *out == "" {
-			return html.Write(stdout, in)
-		}
-		var buf bytes.Buffer
-		if err := html.Write(&buf, in); err != nil {
-			return err
-		}
-		return os.WriteFile(*out, buf.Bytes(), 0o644)
+		return writeHTMLReport(stdout, *out, in, store, *curveNames)
 	case "accuracy":
 		t = reports.AccuracyTable(rs, opts)
 	case "f1":
@@ -245,4 +226,31 @@ func loadSensitivity(files []string, pick runsel.Selection) ([]runs.Run, error) 
 		sens = append(sens, more...)
 	}
 	return sens, nil
+}
+
+// writeHTMLReport adds the curves named by curveNames ("none": none) of
+// in's finished runs from store to in, and writes the page to out, or to
+// stdout when out is "".
+func writeHTMLReport(stdout io.Writer, out string, in html.Input, store *runs.Store, curveNames []string) error {
+	if names := slices.DeleteFunc(slices.Clone(curveNames), func(s string) bool { return s == "none" }); len(names) > 0 {
+		in.CurveNames = names
+		in.Curves = map[int64][]suite.CurvePoint{}
+		for _, r := range in.Runs {
+			if r.Status != runs.StatusFinished {
+				continue
+			}
+			var err error
+			if in.Curves[r.ID], err = store.Curves(r.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if out == "" {
+		return html.Write(stdout, in)
+	}
+	var buf bytes.Buffer
+	if err := html.Write(&buf, in); err != nil {
+		return err
+	}
+	return os.WriteFile(out, buf.Bytes(), 0o644)
 }
