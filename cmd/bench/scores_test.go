@@ -130,3 +130,53 @@ func TestCompareScores(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+// TestDuChoiceCommands: --score du_choice (report, check) and score=du_choice
+// (compare) read each run under the score its du_accuracy picks: sage-topk's
+// D^u prefers knn on seeds 0–1 and msp on seeds 2–3, gin-topk has its
+// native score only.
+func TestDuChoiceCommands(t *testing.T) {
+	var rs []planted
+	for s := range 4 {
+		for _, m := range []string{"sage-topk", "gin-topk"} {
+			a := 0.6 + 0.01*float64(s)
+			metrics := map[string]float64{"accuracy": a, "du_accuracy": a - 0.1}
+			if m == "sage-topk" {
+				knnDu, mspDu := a, a-0.2
+				if s >= 2 {
+					knnDu, mspDu = a-0.2, a
+				}
+				metrics["knn:accuracy"], metrics["knn:du_accuracy"] = a+0.1, knnDu
+				metrics["msp:accuracy"], metrics["msp:du_accuracy"] = a-0.1, mspDu
+			}
+			rs = append(rs, planted{method: m, dataset: "Letter-high", ratio: "low", seed: int64(s), metrics: metrics})
+		}
+	}
+	db := makeDB(t, rs)
+	var out bytes.Buffer
+	if err := runReport([]string{"--db", db, "--score", "du_choice", "--format", "md", "accuracy"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	// sage-topk: knn on seeds 0, 1 (0.70, 0.71), msp on 2, 3 (0.52, 0.53).
+	for _, want := range []string{"| sage-topk | **0.615**±0.104 |", "du\\_choice: sage-topk Letter-high low: knn ×2, msp ×2",
+		"du\\_choice: gin-topk Letter-high low: native ×4", "| gin-topk | **0.615**±0.013 |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report accuracy --score du_choice lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := runCompare([]string{"--db", db, "--metrics", "accuracy", "--format", "csv", "method=gin-topk,score=du_choice", "method=sage-topk,score=du_choice"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "gin-topk → sage-topk,Letter-high,low,0.615±0.013,0.615±0.104"; !strings.Contains(out.String(), want) {
+		t.Errorf("compare du_choice lacks %q:\n%s", want, out.String())
+	}
+	out.Reset()
+	baseline := t.TempDir() + "/baseline.json"
+	if err := runCheck([]string{"--db", db, "--score", "du_choice", "--metrics", "accuracy", "--baseline", baseline, "--write-baseline"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "du_choice:accuracy") {
+		t.Errorf("check --write-baseline --score du_choice:\n%s", out.String())
+	}
+}
