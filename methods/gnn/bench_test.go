@@ -3,12 +3,11 @@ package gnn
 import (
 	"context"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/internal/cputime"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -91,14 +90,12 @@ func benchTaskEpoch(b *testing.B, task *suite.Task, enc EncoderConfig, batching 
 	b.ReportMetric(float64(len(task.Labelled)), "graphs/epoch")
 }
 
-// cpuSeconds is the process's user + system CPU time so far. On a machine
-// shared with other jobs an epoch's CPU time (reported as cpu-s/op beside
-// the wall time) varies far less than its wall time: a 2-core run that
-// gets a tenth of the cores takes 10× the wall time, not 10× the CPU.
+// cpuSeconds is the process's user + system CPU time so far
+// (cputime.Seconds).
 func cpuSeconds(tb testing.TB) float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	s, err := cputime.Seconds()
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return s
 }

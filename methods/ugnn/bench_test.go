@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ugbench/ugbench/internal/cputime"
 )
 
 // BenchmarkPhases times UGNN's three phases with docs/protocol.md §5's defaults
@@ -20,7 +22,8 @@ import (
 // A full run costs about warmup_epochs·warmup-epoch (saved by the warm-up
 // cache for all but the first variant) + (epochs − warmup_epochs)·semi-epoch
 // + (T + 1)·scoring. The first call of each phase, which compiles, is
-// outside the timer.
+// outside the timer. Besides the wall time each phase reports its CPU
+// seconds (cpu-s/op, all threads).
 func BenchmarkPhases(b *testing.B) {
 	for _, name := range []string{"COIL-DEL", "COLORS-3"} {
 		b.Run(name, func(b *testing.B) {
@@ -34,11 +37,14 @@ func BenchmarkPhases(b *testing.B) {
 					if err := f(); err != nil { // compiles
 						b.Fatal(err)
 					}
+					cpu0, _ := cputime.Seconds()
 					for b.Loop() {
 						if err := f(); err != nil {
 							b.Fatal(err)
 						}
 					}
+					cpu1, _ := cputime.Seconds()
+					b.ReportMetric((cpu1-cpu0)/float64(b.N), "cpu-s/op")
 				})
 			}
 			phase("warmup-epoch", func() error { _, err := r.labelledEpoch(ctx, rng, 1<<30); return err })
