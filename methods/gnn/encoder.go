@@ -59,6 +59,9 @@ type EncoderConfig struct {
 	// nil means N(N−1) per graph. It changes memory and time, never
 	// results, as long as it bounds the batches' edges.
 	ASAPEdges EdgeBudget
+	// ASAPDenseClusterMax is ASAPOptions.DenseClusterMax (0, every row's
+	// setting: always the edge list).
+	ASAPDenseClusterMax int
 }
 
 // Validate reports a bad configuration, naming the field.
@@ -102,7 +105,7 @@ func (c EncoderConfig) pool(scope *model.Scope, h, adj, mask *Node) Pooled {
 	case PoolSAG:
 		return SAGPool(scope, h, adj, mask, c.PoolRatio)
 	case PoolASAP:
-		return ASAPool(scope, h, adj, mask, c.PoolRatio, ASAPOptions{Dropout: c.ASAPDropout, Edges: c.ASAPEdges}).Pooled
+		return ASAPool(scope, h, adj, mask, c.PoolRatio, ASAPOptions{Dropout: c.ASAPDropout, Edges: c.ASAPEdges, DenseClusterMax: c.ASAPDenseClusterMax}).Pooled
 	}
 	panic(fmt.Sprintf("gnn: unknown pool %q", c.Pool)) // Validate catches this first
 }

@@ -24,15 +24,15 @@ type ASAPOptions struct {
 	// master query's edge list (EdgeBudget.Capacity); nil means N(N−1) per
 	// graph, always enough.
 	Edges EdgeBudget
+	// DenseClusterMax is the largest B·N·N·D for which the master query
+	// uses ClusterMaxDense (ClusterMax). The default 0 — always the edge
+	// list — is the rows' setting: the edge list was as fast even where
+	// the dense tensor is small (a gin-asap epoch on Letter-high,
+	// B·N·N·D = 4.7M: 0.26–0.37 s with edges, 0.34–0.59 s dense, on a
+	// loaded 2-core machine). Tests and benchmarks set it to compare the
+	// two exact paths.
+	DenseClusterMax int
 }
-
-// DenseClusterMaxLimit is the largest B·N·N·D for which ClusterMax uses
-// ClusterMaxDense. It is 0 — always the edge list — because the edge list
-// was as fast even where the dense tensor is small (a gin-asap epoch on
-// Letter-high, B·N·N·D = 4.7M: 0.26–0.37 s with edges, 0.34–0.59 s dense,
-// on a loaded 2-core machine). A variable so that tests can force either
-// path.
-var DenseClusterMaxLimit = 0
 
 // EdgeBudget bounds how many edges a batch of distinct graphs can hold:
 // EdgeBudget[r] is the largest total number of directed non-self-loop
@@ -135,7 +135,7 @@ func ASAPool(scope *model.Scope, h, adj, mask *Node, ratio float64, opt ASAPOpti
 	member := StopGradient(LogicalOr(GreaterThan(ahat, ZerosLike(ahat)), GreaterThan(BroadcastToShape(eye, ahat.Shape()), ZerosLike(ahat))))
 
 	// Master query and attention.
-	xq := ClusterMax(h, member, mask, opt.Edges)
+	xq := ClusterMax(h, member, mask, opt.Edges, opt.DenseClusterMax)
 	q := Linear(scope.In("lin"), xq, d)
 	att := scope.In("att")
 	bound := 1 / math.Sqrt(float64(2*d))
@@ -182,10 +182,11 @@ func ASAPool(scope *model.Scope, h, adj, mask *Node, ratio float64, opt ASAPOpti
 // own cluster), mask [B, N] → [B, N, D].
 //
 // It uses ClusterMaxEdges with capacity edges.Capacity(B, N), or
-// ClusterMaxDense when B·N·N·D ≤ DenseClusterMaxLimit. Both are exact.
-func ClusterMax(h, member, mask *Node, edges EdgeBudget) *Node {
+// ClusterMaxDense when B·N·N·D ≤ denseMax (ASAPOptions.DenseClusterMax).
+// Both are exact.
+func ClusterMax(h, member, mask *Node, edges EdgeBudget, denseMax int) *Node {
 	b, n, d := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
-	if b*n*n*d <= DenseClusterMaxLimit {
+	if b*n*n*d <= denseMax {
 		return ClusterMaxDense(h, member, mask)
 	}
 	return ClusterMaxEdges(h, member, mask, edges.Capacity(b, n))

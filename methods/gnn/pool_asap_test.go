@@ -151,14 +151,12 @@ func TestASAPool(t *testing.T) {
 	const ratio = 0.6
 	for _, limit := range []int{1 << 30, 0} {
 		t.Run(fmt.Sprintf("dense-limit-%d", limit), func(t *testing.T) {
-			defer func(old int) { DenseClusterMaxLimit = old }(DenseClusterMaxLimit)
-			DenseClusterMaxLimit = limit
 			store := model.NewStore()
 			if err := SetSeed(store, 5); err != nil {
 				t.Fatal(err)
 			}
 			exec := model.MustNewExec(testBackend(t), store, func(scope *model.Scope, in []*Node) []*Node {
-				p := ASAPool(scope.In("pool"), in[0], in[1], in[2], ratio, ASAPOptions{Dropout: 0.1, Edges: NewEdgeBudget([]datasets.Graph{g0, g1})})
+				p := ASAPool(scope.In("pool"), in[0], in[1], in[2], ratio, ASAPOptions{Dropout: 0.1, Edges: NewEdgeBudget([]datasets.Graph{g0, g1}), DenseClusterMax: limit})
 				return []*Node{p.H, p.Adj, p.Mask, p.Select, p.Alpha, p.Fitness}
 			})
 			outs, err := exec.Exec(x, a, m)
@@ -338,15 +336,14 @@ func TestEncodePaddingInvariantAll(t *testing.T) {
 	graphs := []datasets.Graph{small, big}
 	feats := &Features{Dim: 2, Nodes: [][]float32{small.Features, big.Features}}
 	for _, cfg := range encoderCombos() {
-		limits := []int{DenseClusterMaxLimit}
+		limits := []int{0}
 		if cfg.Pool == PoolASAP {
 			limits = append(limits, 1<<30)
 			cfg.ASAPEdges = NewEdgeBudget(graphs)
 		}
 		for _, limit := range limits {
 			t.Run(fmt.Sprintf("%s-%s-%d", cfg.Conv, cfg.Pool, limit), func(t *testing.T) {
-				defer func(old int) { DenseClusterMaxLimit = old }(DenseClusterMaxLimit)
-				DenseClusterMaxLimit = limit
+				cfg.ASAPDenseClusterMax = limit
 				if err := cfg.Validate(); err != nil {
 					t.Fatal(err)
 				}

@@ -34,9 +34,7 @@ func BenchmarkTrainEpochLetterASAPClusterMax(b *testing.B) {
 		limit int
 	}{{"dense", 1 << 30}, {"edges", 0}} {
 		b.Run(c.name, func(b *testing.B) {
-			defer func(old int) { DenseClusterMaxLimit = old }(DenseClusterMaxLimit)
-			DenseClusterMaxLimit = c.limit
-			benchEpoch(b, "Letter-high", EncoderConfig{Conv: ConvGIN, Pool: PoolASAP, ASAPDropout: 0.1}, BatchingRandom, 3)
+			benchEpoch(b, "Letter-high", EncoderConfig{Conv: ConvGIN, Pool: PoolASAP, ASAPDropout: 0.1, ASAPDenseClusterMax: c.limit}, BatchingRandom, 3)
 		})
 	}
 }
