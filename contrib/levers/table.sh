@@ -29,7 +29,8 @@ t-test). Each cell: the lever's mean minus faithful ugnn's, and p. The D^u colum
 
 HEAD
 # table BASE LEVER=SELECTION...: the header and one row per ratio of each
-# selection (bench compare's: db=FILE[,method=NAME]) against BASE's. A bare
+# selection (bench compare's: db=FILE[,method=NAME]) against BASE's, with
+# $select's selection flags if set. A bare
 # DB path stands for LEVER=db=PATH, LEVER its file name without .db.
 table() {
 	base=$1
@@ -45,7 +46,7 @@ table() {
 		*'|'*) lever=${arg%%|*} sel=${arg#*|} ;;
 		*) lever=$(basename "$arg" .db) sel="db=$arg" ;;
 		esac
-		"$bench" compare --format csv --metrics "$(echo $metrics | tr ' ' ,)" "$base" "$sel" 2>/dev/null |
+		"$bench" compare --format csv --metrics "$(echo $metrics | tr ' ' ,)" ${select:-} "$base" "$sel" 2>/dev/null |
 		awk -v lever="$lever" -v n="$(echo $metrics | wc -w)" -F, '
 		/^method,/ { block++; next }
 		NF >= 7 && $1 != "" {
@@ -75,6 +76,7 @@ if ls "$dir"/plus/*.db >/dev/null 2>&1; then
 	table "$dir/combo/conv=sage+unknown_mass=true.db" "$dir"/plus/*.db
 fi
 if [ -n "${COIL_DB:-}" ]; then
-	printf '\n## COIL-DEL low\n\nThe levers ugnn-plus kept, on COIL-DEL low against faithful ugnn (split seed 0, run seeds 0–2: n = 3 pairs, paired t-test).\n\n'
+	printf '\n## COIL-DEL low\n\nThe levers ugnn-plus kept, on COIL-DEL low against faithful ugnn (split seed 0, run seeds 0–2: a paired t-test over the seeds both sides finished, a Mann-Whitney U test when they differ; a cell with fewer than 2 seeds a side shows –).\n\n'
+	select="--datasets COIL-DEL --ratios low"
 	table "db=$COIL_DB,method=ugnn" ${COIL_SAGE_DB:+"conv=sage|db=$COIL_SAGE_DB,method=ugnn-plus"} "conv=sage+unknown_mass=true (ugnn-plus)|db=$COIL_DB,method=ugnn-plus" | sed 's/| low |/| COIL-DEL low |/'
 fi
