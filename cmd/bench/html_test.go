@@ -5,62 +5,26 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"image/png"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/reports/html/htmltest"
 	"github.com/ugbench/ugbench/suite"
 )
 
 // htmlElement is a parsed element of a page of bench report html.
-type htmlElement struct {
-	name  string
-	attrs map[string]string
-	text  string // its character data, descendants' included
-}
+type htmlElement = htmltest.Element
 
-var scriptOrStyle = regexp.MustCompile(`(?s)<(script|style)>.*?</(script|style)>`)
-
-// parsePage checks that page (without its doctype, style and script) is
-// well-formed XML and returns its elements in document order.
-func parsePage(t *testing.T, page string) []*htmlElement {
-	t.Helper()
-	s := scriptOrStyle.ReplaceAllString(strings.TrimPrefix(page, "<!DOCTYPE html>\n"), "")
-	d := xml.NewDecoder(strings.NewReader(s))
-	var all, open []*htmlElement
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return all
-		}
-		if err != nil {
-			t.Fatalf("the page is not well-formed: %v", err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			e := &htmlElement{name: tok.Name.Local, attrs: map[string]string{}}
-			for _, a := range tok.Attr {
-				e.attrs[a.Name.Local] = a.Value
-			}
-			all, open = append(all, e), append(open, e)
-		case xml.EndElement:
-			open = open[:len(open)-1]
-		case xml.CharData:
-			for _, e := range open {
-				e.text += string(tok)
-			}
-		}
-	}
-}
+// parsePage checks that page is well-formed XHTML and returns its elements
+// in document order (htmltest.Parse).
+func parsePage(t *testing.T, page string) []*htmlElement { return htmltest.Parse(t, page) }
 
 // pageCell is one value cell of a page's result table.
 type pageCell struct {
@@ -85,34 +49,34 @@ func pageTables(els []*htmlElement) (order []string, cells map[string][]pageCell
 	}
 	for _, e := range els {
 		switch {
-		case e.name == "table":
+		case e.Name == "table":
 			flush()
 			args, leaves, cur = "", nil, nil
-			if e.attrs["class"] == "results" {
-				args = e.attrs["data-args"]
+			if e.Attrs["class"] == "results" {
+				args = e.Attrs["data-args"]
 				order = append(order, args)
 			}
 		case args == "":
-		case e.name == "th" && strings.HasPrefix(e.attrs["class"], "leaf"):
+		case e.Name == "th" && strings.HasPrefix(e.Attrs["class"], "leaf"):
 			leaves = append(leaves, e)
-		case e.name == "tr":
+		case e.Name == "tr":
 			flush()
-			row, col = e.attrs["data-row"], -1
-		case e.name == "td":
+			row, col = e.Attrs["data-row"], -1
+		case e.Name == "td":
 			flush()
 			col++
-			if strings.HasPrefix(e.attrs["class"], "v") {
+			if strings.HasPrefix(e.Attrs["class"], "v") {
 				l := leaves[col]
-				cur = &pageCell{key: strings.Join([]string{row, l.attrs["data-dataset"], l.attrs["data-ratio"], l.attrs["data-metric"]}, ",")}
+				cur = &pageCell{key: strings.Join([]string{row, l.Attrs["data-dataset"], l.Attrs["data-ratio"], l.Attrs["data-metric"]}, ",")}
 			}
-		case cur != nil && e.name == "span":
-			switch e.attrs["class"] {
+		case cur != nil && e.Name == "span":
+			switch e.Attrs["class"] {
 			case "m":
-				cur.mean = e.text
+				cur.mean = e.Text
 			case "s":
-				cur.std = e.text
+				cur.std = e.Text
 			case "n":
-				cur.n = e.text
+				cur.n = e.Text
 			case "pv":
 				cur.paper = true
 			case "up", "down", "same":

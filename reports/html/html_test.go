@@ -3,10 +3,8 @@ package html
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +15,7 @@ import (
 	stdhtml "html"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/reports/html/htmltest"
 	"github.com/ugbench/ugbench/reports/table"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
@@ -103,14 +102,13 @@ func fixtureInput() Input {
 }
 
 var (
-	scriptStyle = regexp.MustCompile(`(?s)<(script|style)>.*?</(script|style)>`)
-	svgBlock    = regexp.MustCompile(`(?s)<svg role="img" aria-label="([^"]*)".*?</svg>`)
-	bestCell    = regexp.MustCompile(`<td class="[^"]*\bbest\b[^"]*">`)
-	hiddenDiv   = regexp.MustCompile(`<div class="(score|metric)-view"[^>]*data-(score|metric)="([^"]*)"[^>]*>`)
-	cellStart   = regexp.MustCompile(`<t[dh]\b[^>]*>`)
-	blockTag    = regexp.MustCompile(`</?(h1|h2|h3|p|li|ul|summary|details|div|section|figure|figcaption|table|thead|tbody|tr|header|nav|main|footer|label|select)\b[^>]*>`)
-	anyTag      = regexp.MustCompile(`<[^>]+>`)
-	spaces      = regexp.MustCompile(`[ \t]+`)
+	svgBlock  = regexp.MustCompile(`(?s)<svg role="img" aria-label="([^"]*)".*?</svg>`)
+	bestCell  = regexp.MustCompile(`<td class="[^"]*\bbest\b[^"]*">`)
+	hiddenDiv = regexp.MustCompile(`<div class="(score|metric)-view"[^>]*data-(score|metric)="([^"]*)"[^>]*>`)
+	cellStart = regexp.MustCompile(`<t[dh]\b[^>]*>`)
+	blockTag  = regexp.MustCompile(`</?(h1|h2|h3|p|li|ul|summary|details|div|section|figure|figcaption|table|thead|tbody|tr|header|nav|main|footer|label|select)\b[^>]*>`)
+	anyTag    = regexp.MustCompile(`<[^>]+>`)
+	spaces    = regexp.MustCompile(`[ \t]+`)
 )
 
 // normalise is the page as text, for a golden file that checks structure
@@ -118,7 +116,7 @@ var (
 // "[svg: caption]", a score or metric view as "[view score=…]", table
 // cells separated by " | ", the best cells starred, one block per line.
 func normalise(page string) string {
-	s := scriptStyle.ReplaceAllString(page, "")
+	s := htmltest.ScriptOrStyle.ReplaceAllString(page, "")
 	s = svgBlock.ReplaceAllString(s, "\n[svg: $1]\n")
 	s = hiddenDiv.ReplaceAllString(s, "\n[view $2=$3]\n")
 	s = bestCell.ReplaceAllString(s, " | *")
@@ -168,47 +166,12 @@ func TestPageGolden(t *testing.T) {
 	golden(t, "page.txt.golden", normalise(b.String()))
 }
 
-// element is a parsed element of the page.
-type element struct {
-	name  string
-	attrs map[string]string
-	text  string // its character data, descendants' included
-}
+// element is a parsed element of the page (htmltest.Parse).
+type element = htmltest.Element
 
-// parse checks that the page (without its doctype, style and script) is
-// well-formed XML and returns its elements in document order.
-func parse(t *testing.T, page string) []*element {
-	t.Helper()
-	s := strings.TrimPrefix(page, "<!DOCTYPE html>\n")
-	s = scriptStyle.ReplaceAllString(s, "")
-	d := xml.NewDecoder(strings.NewReader(s))
-	d.Strict = true
-	var all, open []*element
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the page is not well-formed: %v", err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			e := &element{name: tok.Name.Local, attrs: map[string]string{}}
-			for _, a := range tok.Attr {
-				e.attrs[a.Name.Local] = a.Value
-			}
-			all, open = append(all, e), append(open, e)
-		case xml.EndElement:
-			open = open[:len(open)-1]
-		case xml.CharData:
-			for _, e := range open {
-				e.text += string(tok)
-			}
-		}
-	}
-	return all
-}
+// parse checks that the page is well-formed XHTML and returns its
+// elements in document order (htmltest.Parse).
+func parse(t *testing.T, page string) []*element { return htmltest.Parse(t, page) }
 
 // TestPageStructure: well-formed, self-contained (no external resource),
 // unique ids, every in-page link lands on an element, every table names
@@ -230,7 +193,7 @@ func TestPageStructure(t *testing.T) {
 	els := parse(t, page)
 	ids := map[string]bool{}
 	for _, e := range els {
-		if id := e.attrs["id"]; id != "" {
+		if id := e.Attrs["id"]; id != "" {
 			if ids[id] {
 				t.Errorf("id %q twice", id)
 			}
@@ -239,17 +202,17 @@ func TestPageStructure(t *testing.T) {
 	}
 	tables, links := 0, 0
 	for _, e := range els {
-		if h := e.attrs["href"]; strings.HasPrefix(h, "#") {
+		if h := e.Attrs["href"]; strings.HasPrefix(h, "#") {
 			links++
 			if !ids[h[1:]] {
 				t.Errorf("link %s: no such id", h)
 			}
 		}
-		if e.name == "table" && e.attrs["class"] == "results" {
+		if e.Name == "table" && e.Attrs["class"] == "results" {
 			tables++
 			var args []string
-			if err := json.Unmarshal([]byte(e.attrs["data-args"]), &args); err != nil || len(args) < 2 || args[0] != "report" {
-				t.Errorf("table without its command: %q (%v)", e.attrs["data-args"], err)
+			if err := json.Unmarshal([]byte(e.Attrs["data-args"]), &args); err != nil || len(args) < 2 || args[0] != "report" {
+				t.Errorf("table without its command: %q (%v)", e.Attrs["data-args"], err)
 			}
 		}
 	}
@@ -310,18 +273,18 @@ func cellsOf(els []*element, class string) []shownCell {
 	var col int
 	for _, e := range els {
 		switch {
-		case e.name == "table":
-			args, leaves = e.attrs["data-args"], nil
-		case e.name == "th" && strings.HasPrefix(e.attrs["class"], "leaf"):
+		case e.Name == "table":
+			args, leaves = e.Attrs["data-args"], nil
+		case e.Name == "th" && strings.HasPrefix(e.Attrs["class"], "leaf"):
 			leaves = append(leaves, e)
-		case e.name == "tr":
-			row, col = e.attrs["data-row"], -1
-		case e.name == "td":
+		case e.Name == "tr":
+			row, col = e.Attrs["data-row"], -1
+		case e.Name == "td":
 			col++
-		case e.attrs["class"] == class && col >= 0 && col < len(leaves):
+		case e.Attrs["class"] == class && col >= 0 && col < len(leaves):
 			l := leaves[col]
-			out = append(out, shownCell{args: args, row: row, metric: l.attrs["data-metric"],
-				key: table.Key{Method: row, Dataset: l.attrs["data-dataset"], Ratio: l.attrs["data-ratio"]}, text: e.text})
+			out = append(out, shownCell{args: args, row: row, metric: l.Attrs["data-metric"],
+				key: table.Key{Method: row, Dataset: l.Attrs["data-dataset"], Ratio: l.Attrs["data-ratio"]}, text: e.Text})
 		}
 	}
 	return out
