@@ -17,7 +17,7 @@ type discardLog struct{}
 func (discardLog) Epoch(int, int, map[string]float64) {}
 
 // protocolTask builds the protocol split task of a real dataset from
-// ../../shared/datasets, skipping the test if the data is absent.
+// $UGBENCH_DATA (docs/datasets.md), skipping the test if the data is absent.
 func protocolTask(tb testing.TB, name, ratio string, params suite.Params) *suite.Task {
 	tb.Helper()
 	ds := datasetstest.Load(tb, name)
