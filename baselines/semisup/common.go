@@ -39,7 +39,39 @@ var (
 	paramTau           = suite.Float("tau", 0.5, suite.Positive, "temperature τ of the contrastive loss")
 	paramPretrainEpoch = suite.Int("pretrain_epochs", 100, suite.NonNegative, "passes over D^l ∪ D^u of contrastive pretraining")
 	paramPretrainLR    = suite.Float("pretrain_lr", 1e-3, suite.Positive, "Adam learning rate of pretraining")
+	// paramPretrainCap is the protocol's rule for pretraining counted in
+	// epochs over the pool (docs/protocol.md §5, "Unsupervised passes"):
+	// see pretrainEpochs. Its legacy value is its default: at the
+	// protocol's budgets it does not bind on the datasets of the stored
+	// grids (Letter-high, COIL-DEL; TestPretrainCapKeepsOfficialRecipe),
+	// so those runs computed what a capped run computes.
+	paramPretrainCap = suite.Float("pretrain_step_cap", 2, suite.NonNegative,
+		"cap on pretraining steps, as a multiple of the supervised steps (0 = no cap: every pretrain_epochs epoch)").WithLegacy(2)
 )
+
+// pretrainEpochs is the number of pretraining epochs over D^l ∪ D^u
+// (poolSize graphs, ⌈poolSize/ubatch⌉ optimizer steps per epoch) that a
+// run takes: all `epochs` when capFactor is 0 or when they fit within
+// capFactor·steps optimizer steps, else the most whole epochs that fit,
+// and at least one. This keeps the official recipe (GraphCL's 100 epochs,
+// RGCL's 40) on pools of a few thousand graphs and bounds it on MNIST's
+// and CIFAR10's tens of thousands, where 100 epochs are ~17,000 steps of
+// 256 graphs (docs/protocol.md §5).
+func pretrainEpochs(epochs int, capFactor float64, steps, poolSize, ubatch int) int {
+	if capFactor == 0 || epochs == 0 || poolSize == 0 {
+		return epochs
+	}
+	perEpoch := (poolSize + ubatch - 1) / ubatch
+	fit := int(math.Floor(capFactor * float64(steps) / float64(perEpoch)))
+	return max(1, min(epochs, fit))
+}
+
+// pretrainEpochsOf is pretrainEpochs with task's parameters and pool.
+func pretrainEpochsOf(task *suite.Task) int {
+	p := task.Params
+	return pretrainEpochs(paramPretrainEpoch.Get(p), paramPretrainCap.Get(p), gnn.ParamSteps.Get(p),
+		len(pool(task)), gnn.ParamUnlabelledBatchSize.Get(p))
+}
 
 // net is one run's model store, backend, standardised features and
 // compiled executables.

@@ -21,7 +21,9 @@ func init() {
 // docs/methods.md, "graphcl"): contrastive pretraining, then fine-tuning.
 //
 //   - Stage 1, `pretrain_epochs` passes over D^l ∪ D^u (never the test
-//     graphs; the official code pretrains on the whole dataset): each
+//     graphs; the official code pretrains on the whole dataset), fewer
+//     where they would exceed pretrain_step_cap × steps optimizer steps
+//     (pretrainEpochs; docs/protocol.md §5): each
 //     graph gets view 1 = aug1(G, aug_ratio1) and view 2 = aug2(G,
 //     aug_ratio2) (package augment, one stream per (run seed, "graphcl",
 //     epoch, graph, view)); both are encoded, projected by proj =
@@ -55,7 +57,7 @@ var (
 	graphCLRatio2            = suite.Float("aug_ratio2", 0.2, suite.UnitInterval, "strength of view 2's augmentation")
 	graphCLProjInput         = suite.Enum("proj_input", "hidden",
 		"what the projection reads: the head's hidden layer (official) or the readout", "hidden", "readout")
-	graphCLParams = backbone.With(paramPretrainEpoch, paramPretrainLR, graphCLAug1, graphCLAug2,
+	graphCLParams = backbone.With(paramPretrainEpoch, paramPretrainCap, paramPretrainLR, graphCLAug1, graphCLAug2,
 		graphCLRatio1, graphCLRatio2, paramTau, graphCLProjInput)
 )
 
@@ -184,7 +186,7 @@ func (graphCL) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, e
 	if err := n.restore(); err != nil {
 		return nil, err
 	}
-	if err := n.pretrain(ctx, paramPretrainEpoch.Get(task.Params), rng, nil, r.pretrainStep, nil); err != nil {
+	if err := n.pretrain(ctx, pretrainEpochsOf(task), rng, nil, r.pretrainStep, nil); err != nil {
 		return nil, err
 	}
 	suite.Phase(task.Log, "finetune")

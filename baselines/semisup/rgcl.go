@@ -33,7 +33,9 @@ func init() {
 // second-stage one (gnn.EncodeNodes): ψ's only gradient route, as in the
 // official code.
 //
-//   - Stage 1, `pretrain_epochs` passes over D^l ∪ D^u: at the start of each,
+//   - Stage 1, `pretrain_epochs` passes over D^l ∪ D^u (fewer where they
+//     would exceed pretrain_step_cap × steps optimizer steps:
+//     pretrainEpochs, docs/protocol.md §5): at the start of each,
 //     ψ scores every graph without gradient; per batch the host samples
 //     rationale views R(G) and complement views C(G) (one stream per (run
 //     seed, purpose, epoch, graph, view)). Every view is encoded with ψ
@@ -97,7 +99,7 @@ var (
 	rgclProbEps     = suite.Float("prob_eps", 0.001, suite.Positive, "floor of the node sampling probabilities")
 	rgclFinetune    = suite.Enum("finetune_views", "rationale", "what fine-tuning trains on: rationale views or the original graphs", "rationale", "original")
 	rgclMinDrop     = suite.Int("min_drop", 0, suite.NonNegative, "nodes a view drops at least (where the graph has more)")
-	rgclParams      = backbone.With(paramPretrainEpoch.WithDefault(40), paramPretrainLR, rgclExplainerLR, rgclLossForm, rgclRho,
+	rgclParams      = backbone.With(paramPretrainEpoch.WithDefault(40), paramPretrainCap, paramPretrainLR, rgclExplainerLR, rgclLossForm, rgclRho,
 		paramTau.WithDefault(0.2), rgclCPWeight, rgclExLayers, rgclExHidden, rgclExTemp, rgclFloor, rgclProbEps, rgclFinetune, rgclMinDrop)
 )
 
@@ -363,7 +365,7 @@ func (rgcl) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions, erro
 		unchanged = 0
 		return err
 	}
-	err = n.pretrain(ctx, paramPretrainEpoch.Get(task.Params), rng, start, func(ep int, idx []int) (float64, error) {
+	err = n.pretrain(ctx, pretrainEpochsOf(task), rng, start, func(ep int, idx []int) (float64, error) {
 		loss, u, err := r.pretrainStep(ep, idx, ps)
 		unchanged += u
 		return loss, err
