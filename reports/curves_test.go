@@ -256,3 +256,38 @@ func TestCurvePanels(t *testing.T) {
 		t.Errorf("unknown curve: %v", err)
 	}
 }
+
+// TestBinnedCurveTable: each run's points are averaged within a range,
+// then the runs; a range only some runs reach says n; the final column is
+// each run's last finite point; bad edges are errors.
+func TestBinnedCurveTable(t *testing.T) {
+	rs, curves := curveFixture()
+	curves[1] = append(curves[1], suite.CurvePoint{Epoch: 5, Name: "loss", Value: 0.25})
+	p, err := BinnedCurveTable(rs, curves, "loss", []int{0, 2, 4, 6}, "epoch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Header, " | "); got != "row | dataset | ratio | n | 0–2 | 2–4 | 4–6 | final" {
+		t.Errorf("header %q", got)
+	}
+	want := []string{
+		"gin-topk | Letter-high | low | 1 | 0.250 | – | – | 0.250",
+		"gin-topk | Letter-high | high | 1 | 40.000 | 20.000 | – | 20.000",
+		// ugnn seed 0: bin 0–2 holds epoch 1 (1), 2–4 epoch 2 (0.5), 4–6 epoch 5
+		// (0.25); seed 1: epoch 1 (2), its epoch-2 NaN left out.
+		"ugnn | Letter-high | low | 2 | 1.500 | 0.500 (n=1) | 0.250 (n=1) | 1.125",
+	}
+	for i, w := range want {
+		if got := strings.Join(p.Rows[i], " | "); got != w {
+			t.Errorf("row %d: %q, want %q", i, got, w)
+		}
+	}
+	for _, edges := range [][]int{{0}, {0, 0, 2}, {4, 2}} {
+		if _, err := BinnedCurveTable(rs, curves, "loss", edges, "epoch"); err == nil {
+			t.Errorf("edges %v: no error", edges)
+		}
+	}
+	if _, err := BinnedCurveTable(rs, curves, "nope", []int{0, 2}, "epoch"); err == nil {
+		t.Error("unknown curve: no error")
+	}
+}

@@ -16,8 +16,12 @@ func runCurves(args []string, stdout io.Writer) error {
 	names := fs.StringSlice("curves", nil, "only these curves, e.g. loss,ood_set_precision (default: every curve of the selected runs)")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	by := fs.String("by", "epoch", "x axis: epoch, or steps (optimizer steps so far, from each run's steps curve), which lines up runs of different batch sizes")
+	bins := fs.IntSlice("bins", nil, "bin one curve (--curves NAME) into these ranges of the x axis, e.g. 0,100,200,400: the table the step budget is read from (docs/protocol.md §5)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if len(*bins) > 0 && len(*names) != 1 {
+		return fmt.Errorf("--bins: name exactly one curve with --curves")
 	}
 	store, rs, err := sel.loadMatching()
 	if err != nil {
@@ -27,6 +31,13 @@ func runCurves(args []string, stdout io.Writer) error {
 	curves, x, err := loadCurves(store, rs, *by)
 	if err != nil {
 		return err
+	}
+	if len(*bins) > 0 {
+		p, err := reports.BinnedCurveTable(rs, curves, (*names)[0], *bins, x)
+		if err != nil {
+			return fmt.Errorf("--bins: %w", err)
+		}
+		return table.RenderPlain(stdout, p, *format)
 	}
 	tables, err := reports.CurveTables(rs, curves, *names, x)
 	if err != nil {
