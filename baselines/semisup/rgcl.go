@@ -176,6 +176,24 @@ func RGCLNodeWeightsEdges(p *Node, in gnn.EdgeInputs, floor float64) *Node {
 	return Mul(AddScalar(MulScalar(Div(p, m), 1-floor), floor), in.Mask)
 }
 
+// rgclExplain is ψ on the chunk g in its layout (RGCLExplainer or
+// RGCLExplainerEdges): p [B, N] dense, [Nodes] edge list.
+func rgclExplain(scope *model.Scope, g graphIn, layers, hidden int, temp float64) *Node {
+	if g.edges() {
+		return RGCLExplainerEdges(scope, g.E, layers, hidden, temp)
+	}
+	return RGCLExplainer(scope, g.X, g.Adj, g.Mask, layers, hidden, temp)
+}
+
+// rgclWeights is the node weights of ψ's p on the chunk g in its layout
+// (RGCLNodeWeights or RGCLNodeWeightsEdges).
+func rgclWeights(p *Node, g graphIn, floor float64) *Node {
+	if g.edges() {
+		return RGCLNodeWeightsEdges(p, g.E, floor)
+	}
+	return RGCLNodeWeights(p, g.Mask, floor)
+}
+
 // RGCLNodeWeights is RGCL's node weight w = floor + (1−floor)·p / max_v p_v
 // over each graph's real nodes (gin.py:96-97: 0.9 + p/(10·max)); the top
 // node gets exactly 1; padding nodes get 0. p, mask [B, N] → [B, N].
@@ -226,16 +244,7 @@ func (r *rgclRun) build() error {
 	exLayers, exHidden, exTemp, floor := rgclExLayers.Get(p), rgclExHidden.Get(p), rgclExTemp.Get(p), rgclFloor.Get(p)
 	hidden, classes := n.enc.Hidden, n.task.NumKnown
 	explain := func(scope *model.Scope, g graphIn) *Node {
-		if g.edges() {
-			return RGCLExplainerEdges(scope.At("explainer"), g.E, exLayers, exHidden, exTemp)
-		}
-		return RGCLExplainer(scope.At("explainer"), g.X, g.Adj, g.Mask, exLayers, exHidden, exTemp)
-	}
-	weights := func(pr *Node, g graphIn) *Node {
-		if g.edges() {
-			return RGCLNodeWeightsEdges(pr, g.E, floor)
-		}
-		return RGCLNodeWeights(pr, g.Mask, floor)
+		return rgclExplain(scope.At("explainer"), g, exLayers, exHidden, exTemp)
 	}
 	// embed encodes with ψ's weights: frozen stops ψ's gradient.
 	embed := func(scope *model.Scope, g graphIn, frozen bool) *Node {
@@ -243,7 +252,7 @@ func (r *rgclRun) build() error {
 		if frozen {
 			pr = StopGradient(pr)
 		}
-		return encodeNodes(scope.At("net").At("encoder"), n.enc, g, weights(pr, g)).Z
+		return encodeNodes(scope.At("net").At("encoder"), n.enc, g, rgclWeights(pr, g, floor)).Z
 	}
 	logitsOf := func(scope *model.Scope, g graphIn) *Node {
 		_, l := head(scope.At("net").At("head"), embed(scope, g, true), hidden, classes)
