@@ -27,11 +27,13 @@ import (
 // classes predicted for D^u are reported every curve_every passes over
 // D^l and after the last, as gin-topk does), and `size_chunks` 3 (every
 // training batch is padded as that many size-sorted chunks, as gin-topk's
-// batches are: see chunked). The runs stored before size_chunks padded
-// every batch whole: its legacy value is 1 (suite.ParamSpec.Legacy).
+// batches are: see chunked) and `layout` auto (dense padded batches or
+// the edge list, as gin-topk's: paramLayout). The runs stored before
+// size_chunks padded every batch whole: its legacy value is 1
+// (suite.ParamSpec.Legacy); layout's is auto.
 var backbone = suite.Declare(gnn.ParamSteps, gnn.ParamCurveEvery, gnn.ParamBatchSize, gnn.ParamLR,
 	gnn.ParamUnlabelledBatchSize, gnn.ParamHidden, gnn.ParamLayers, gnn.ParamPoolRatio,
-	gnn.ParamSizeChunks.WithLegacy(1))
+	gnn.ParamSizeChunks.WithLegacy(1), paramLayout)
 
 // Parameters that several rows share, each with the default of the first
 // row that declares it; the others set theirs (WithDefault).
@@ -86,9 +88,13 @@ type net struct {
 	chunks  int // size_chunks
 	steps   int
 	lr      float64
-	// predict (x, adj, mask → logits and the readout z the head reads,
-	// gnn.Encode's output) is set by the method before supervisedSteps and
-	// used for its curve (tr.Logits) and the final prediction.
+	// layout is the run's resolved layout (paramLayout): gnn.LayoutDense
+	// or gnn.LayoutEdges.
+	layout gnn.Layout
+	// predict (one chunk, chunkAt → logits and the readout z the head
+	// reads, gnn.Encode's output) is set by the method before
+	// supervisedSteps and used for its curve (tr.Logits) and the final
+	// prediction.
 	predict *model.Exec
 	label   map[int]int32
 	// execs compiles the method's steps (Step) and inference graphs
@@ -113,8 +119,12 @@ func newNet(task *suite.Task) (*net, error) {
 	if err := backbone.Check(p); err != nil {
 		return nil, err
 	}
+	layout, err := gnn.ChooseLayout(gnn.Layout(paramLayout.Get(p)), enc, task.Graphs)
+	if err != nil {
+		return nil, err
+	}
 	n := &net{task: task, enc: enc, batch: gnn.ParamBatchSize.Get(p), ubatch: gnn.ParamUnlabelledBatchSize.Get(p),
-		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), chunks: gnn.ParamSizeChunks.Get(p)}
+		steps: gnn.ParamSteps.Get(p), lr: gnn.ParamLR.Get(p), chunks: gnn.ParamSizeChunks.Get(p), layout: layout}
 	if len(task.Labelled) == 0 {
 		return nil, fmt.Errorf("no labelled graphs")
 	}
@@ -188,16 +198,15 @@ func (n *net) step(exec *model.Exec, args []any, opts ...*adam) (float64, error)
 	return gnn.CheckedScalar(out[0], "loss")
 }
 
-// inputs pads graphs (with feature rows nodes) into one batch (graph
-// slots bucketed up to the larger of the two batch sizes) and returns x, adj, mask, weight and the batch.
-func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, *gnn.Batch) {
+// inputs lays graphs (with feature rows nodes) out as one chunk in n's
+// layout (chunkOf) and returns its inputs and where its nodes are.
+func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, nodeRows) {
 	idx := make([]int, len(graphs))
 	for i := range idx {
 		idx[i] = i
 	}
-	b := gnn.NewBatch(graphs, &gnn.Features{Dim: n.feats.Dim, Nodes: nodes}, idx, max(n.batch, n.ubatch))
-	x, a, m := b.Tensors()
-	return []any{x, a, m, tensors.FromFlatDataAndDimensions(b.Weight, b.B)}, b
+	in, _, rows := n.chunkOf(graphs, nodes, idx)
+	return in, rows
 }
 
 // chunked is one training batch padded as size chunks: the batch's
@@ -209,8 +218,10 @@ func (n *net) inputs(graphs []datasets.Graph, nodes [][]float32) ([]any, *gnn.Ba
 // contrastive losses). Padding never changes a loss or its gradient, so
 // the result is the unsplit batch's up to float rounding.
 type chunked struct {
-	// In are the dense inputs x [B_s, N_s, D], adj [B_s, N_s, N_s] and mask
-	// [B_s, N_s] of every chunk s, in slot order.
+	// In are the inputs of every chunk s in slot order, in the run's
+	// layout (chunkOf): dense x [B_s, N_s, D], adj [B_s, N_s, N_s] and
+	// mask [B_s, N_s]; or the edge list's seven (gnn.EdgeBatch.Tensors
+	// and the slot weight [B_s]).
 	In []any
 	// Weight [ΣB_s] is 1 on the slots of real graphs, 0 on padding.
 	Weight *tensors.Tensor
@@ -236,11 +247,10 @@ func (n *net) lay(graphs []datasets.Graph, nodes [][]float32, plan [][]int) chun
 	var c chunked
 	var weight []float32
 	for _, part := range plan {
-		b := gnn.NewBatch(graphs, &gnn.Features{Dim: n.feats.Dim, Nodes: nodes}, part, max(n.batch, n.ubatch))
-		x, a, m := b.Tensors()
-		c.In = append(c.In, x, a, m)
-		weight = append(weight, b.Weight...)
-		for s := range b.B {
+		in, w, _ := n.chunkOf(graphs, nodes, part)
+		c.In = append(c.In, in...)
+		weight = append(weight, w...)
+		for s := range w {
 			if s < len(part) {
 				c.Pos = append(c.Pos, part[s])
 			} else {
@@ -279,31 +289,38 @@ func (c chunked) args(extra ...any) []any {
 	return append(append(append([]any{}, c.In...), c.Weight), extra...)
 }
 
-// cursor reads a graph's inputs in order: chunked views (triples of x
-// rank 3, adj rank 3, mask rank 2, as chunked.In lays them) and single
-// inputs.
+// cursor reads a graph's inputs in order: chunked views (chunks in
+// either layout, as chunked.In lays them and chunkAt reads them) and
+// single inputs.
 type cursor struct {
 	in []*Node
 	i  int
 }
 
-// chunks consumes the consecutive (x, adj, mask) triples at the cursor.
-func (c *cursor) chunks() [][3]*Node {
-	var out [][3]*Node
-	for c.i+2 < len(c.in) && c.in[c.i].Rank() == 3 && c.in[c.i+1].Rank() == 3 && c.in[c.i+2].Rank() == 2 {
-		out = append(out, [3]*Node{c.in[c.i], c.in[c.i+1], c.in[c.i+2]})
-		c.i += 3
+// chunks consumes the consecutive chunks at the cursor.
+func (c *cursor) chunks() []graphIn {
+	var out []graphIn
+	for {
+		g, k := chunkAt(c.in, c.i)
+		if k == 0 {
+			return out
+		}
+		out = append(out, g)
+		c.i += k
 	}
-	return out
 }
 
-// views consumes k (x, adj, mask) triples: a view laid out by a plan of k
-// chunks, when several views of one plan follow each other.
-func (c *cursor) views(k int) [][3]*Node {
-	out := make([][3]*Node, k)
+// views consumes k chunks: a view laid out by a plan of k chunks, when
+// several views of one plan follow each other.
+func (c *cursor) views(k int) []graphIn {
+	out := make([]graphIn, k)
 	for i := range out {
-		out[i] = [3]*Node{c.in[c.i], c.in[c.i+1], c.in[c.i+2]}
-		c.i += 3
+		g, n := chunkAt(c.in, c.i)
+		if n == 0 {
+			panic(fmt.Sprintf("semisup: input %d: no chunk of a %d-chunk view", c.i, k))
+		}
+		out[i] = g
+		c.i += n
 	}
 	return out
 }
@@ -316,10 +333,10 @@ func (c *cursor) next() *Node {
 
 // concatChunks applies f to every chunk and concatenates the results
 // along the first (slot) axis: [ΣB_s, ...].
-func concatChunks(chunks [][3]*Node, f func(x, adj, mask *Node) *Node) *Node {
+func concatChunks(chunks []graphIn, f func(g graphIn) *Node) *Node {
 	outs := make([]*Node, len(chunks))
 	for i, c := range chunks {
-		outs[i] = f(c[0], c[1], c[2])
+		outs[i] = f(c)
 	}
 	if len(outs) == 1 {
 		return outs[0]
@@ -328,7 +345,7 @@ func concatChunks(chunks [][3]*Node, f func(x, adj, mask *Node) *Node) *Node {
 }
 
 // original is inputs for the un-augmented graphs idx.
-func (n *net) original(idx []int) ([]any, *gnn.Batch) {
+func (n *net) original(idx []int) ([]any, nodeRows) {
 	graphs := make([]datasets.Graph, len(idx))
 	nodes := make([][]float32, len(idx))
 	for i, g := range idx {
@@ -347,19 +364,20 @@ func head(scope *model.Scope, z *Node, hidden, classes int) (h, logits *Node) {
 
 // sizeBatches cuts idx into batches of similar graph size (gnn.BySize:
 // sorted by node count, little padding) and calls fn with each batch's
-// positions in idx, its graphs and its original-graph inputs.
-func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(pos, part []int, in []any, b *gnn.Batch) error) error {
+// positions in idx, its graphs, its original-graph inputs (one chunk)
+// and where their nodes are.
+func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(pos, part []int, in []any, rows nodeRows) error) error {
 	return gnn.BySize(ctx, len(idx), n.batch, func(i int) int { return n.task.Graphs[idx[i]].NumNodes }, func(pos []int) error {
 		part := make([]int, len(pos))
 		for s, p := range pos {
 			part[s] = idx[p]
 		}
-		in, b := n.original(part)
-		return fn(pos, part, in, b)
+		in, rows := n.original(part)
+		return fn(pos, part, in, rows)
 	})
 }
 
-// logits runs predict (inputs x, adj, mask → logits [B, C] and,
+// logits runs predict (inputs: one chunk → logits [B, C] and,
 // optionally, the readout the head reads [B, d]) over idx and returns the
 // logit rows in idx's order.
 func (n *net) logits(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
@@ -371,8 +389,8 @@ func (n *net) logits(ctx context.Context, predict *model.Exec, idx []int) ([][]f
 // the embeddings [len(idx)][d] (nil if predict has one output).
 func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (logits, emb [][]float32, err error) {
 	logits = make([][]float32, len(idx))
-	err = n.sizeBatches(ctx, idx, func(pos, _ []int, in []any, _ *gnn.Batch) error {
-		out, err := predict.Exec(in[:3]...)
+	err = n.sizeBatches(ctx, idx, func(pos, _ []int, in []any, _ nodeRows) error {
+		out, err := predict.Exec(in...)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}

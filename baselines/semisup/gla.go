@@ -206,7 +206,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 	forward := func(scope *model.Scope, in []*Node) (fwd, []*Node) {
 		c := &cursor{in: in}
 		chunks, w, n0, u, y := c.chunks(), c.next(), c.next(), c.next(), c.next()
-		z := concatChunks(chunks, func(x, a, m *Node) *Node { return gnn.Encode(scope.At("encoder"), n.enc, x, a, m) })
+		z := concatChunks(chunks, func(g graphIn) *Node { return encode(scope.At("encoder"), n.enc, g) })
 		h, logits := head(scope.At("head"), z, hidden, classes)
 		eps := StopGradient(MulScalar(GLARadiusBase(z, w), eta))
 		rad := Mul(eps, OnePlus(MulScalar(n0, std)))
@@ -265,7 +265,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 		return err
 	}
 	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
-		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
+		z := encode(scope.At("encoder"), n.enc, oneChunk(in))
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}
 	})

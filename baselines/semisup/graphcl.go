@@ -112,8 +112,8 @@ func (r *graphCLRun) build() error {
 	n, p := r.n, r.n.task.Params
 	projInput, tau := graphCLProjInput.Get(p), paramTau.Get(p)
 	hidden, classes := n.enc.Hidden, n.task.NumKnown
-	project := func(scope *model.Scope, x, adj, mask *Node) *Node {
-		z := gnn.Encode(scope.At("encoder"), n.enc, x, adj, mask)
+	project := func(scope *model.Scope, g graphIn) *Node {
+		z := encode(scope.At("encoder"), n.enc, g)
 		if projInput == "hidden" {
 			z, _ = head(scope.At("head"), z, hidden, classes)
 		}
@@ -126,7 +126,7 @@ func (r *graphCLRun) build() error {
 		c := &cursor{in: in}
 		c1, w := c.chunks(), c.next()
 		c2 := c.views(len(c1))
-		proj := func(x, a, m *Node) *Node { return project(scope, x, a, m) }
+		proj := func(g graphIn) *Node { return project(scope, g) }
 		loss := GraphCLOneWay(concatChunks(c1, proj), concatChunks(c2, proj), w, tau)
 		r.pre.minimise(n.store, scope, loss)
 		return []*Node{loss}
@@ -140,7 +140,7 @@ func (r *graphCLRun) build() error {
 		// in: chunks, w, y.
 		c := &cursor{in: in}
 		chunks, w, y := c.chunks(), c.next(), c.next()
-		z := concatChunks(chunks, func(x, a, m *Node) *Node { return gnn.Encode(scope.At("encoder"), n.enc, x, a, m) })
+		z := concatChunks(chunks, func(g graphIn) *Node { return encode(scope.At("encoder"), n.enc, g) })
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		loss := gnn.MaskedCrossEntropy(logits, y, w)
 		r.ft.minimise(n.store, scope, loss)
@@ -149,7 +149,7 @@ func (r *graphCLRun) build() error {
 		return err
 	}
 	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
-		z := gnn.Encode(scope.At("encoder"), n.enc, in[0], in[1], in[2])
+		z := encode(scope.At("encoder"), n.enc, oneChunk(in))
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}
 	})

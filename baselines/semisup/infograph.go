@@ -81,21 +81,22 @@ func infoGraphLosses(scope *model.Scope, enc gnn.EncoderConfig, classes int, in 
 	c := &cursor{in: in}
 	lc, wl, y := c.chunks(), c.next(), c.next()
 	uc, w := c.chunks(), c.next()
-	sup := func(x, a, m *Node) *Node { return gnn.Encode(scope.At("sup_encoder"), enc, x, a, m) }
+	sup := func(g graphIn) *Node { return encode(scope.At("sup_encoder"), enc, g) }
 	_, logits := head(scope.At("head"), concatChunks(lc, sup), hidden, classes)
 	ce = gnn.MaskedCrossEntropy(logits, y, wl)
-	var locals, masks, zu []*Node
+	var locals []LocalPatches
+	var zu []*Node
 	for _, ch := range uc {
-		u := gnn.EncodeNodes(scope.At("unsup_encoder"), enc, ch[0], ch[1], ch[2], nil)
-		locals = append(locals, ff(scope.At("local_d"), u.H, hidden))
-		masks, zu = append(masks, u.Mask), append(zu, u.Z)
+		u := encodeNodes(scope.At("unsup_encoder"), enc, ch, nil)
+		locals = append(locals, LocalPatches{Local: ff(scope.At("local_d"), u.H, hidden), Mask: u.Mask, Graph: u.Graph, NumGraphs: u.B})
+		zu = append(zu, u.Z)
 	}
 	uz := zu[0]
 	if len(zu) > 1 {
 		uz = Concatenate(zu, 0)
 	}
 	zs := concatChunks(uc, sup)
-	lg = LocalGlobalJSDChunks(locals, masks, ff(scope.At("global_d"), uz, hidden), w)
+	lg = LocalGlobalJSDParts(locals, ff(scope.At("global_d"), uz, hidden), w)
 	gg = GlobalGlobalJSD(ff(scope.At("ff1"), zs, hidden), ff(scope.At("ff2"), uz, hidden), w)
 	return ce, lg, gg
 }
@@ -122,7 +123,7 @@ func (infoGraph) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions,
 		return nil, err
 	}
 	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
-		z := gnn.Encode(scope.At("sup_encoder"), n.enc, in[0], in[1], in[2])
+		z := encode(scope.At("sup_encoder"), n.enc, oneChunk(in))
 		_, logits := head(scope.At("head"), z, hidden, classes)
 		return []*Node{logits, z}
 	})

@@ -143,19 +143,55 @@ func LocalGlobalJSD(local, nodeMask, global, weight *Node) *Node {
 // global [ΣB_s, H] and weight [ΣB_s] over all slots → scalar, the value
 // of the unsplit batch (every chunk's nodes score against every graph).
 func LocalGlobalJSDChunks(local, nodeMask []*Node, global, weight *Node) *Node {
+	parts := make([]LocalPatches, len(local))
+	for s := range local {
+		parts[s] = LocalPatches{Local: local[s], Mask: nodeMask[s], NumGraphs: local[s].Shape().Dim(0)}
+	}
+	return LocalGlobalJSDParts(parts, global, weight)
+}
+
+// LocalPatches are the patches (node vectors) of one chunk of a batch for
+// LocalGlobalJSDParts, the chunk's NumGraphs = B_s slots in either
+// layout: dense (Graph nil) Local [B_s, N_s, H] and Mask [B_s, N_s]; or
+// edge list Local [Nodes_s, H], Mask [Nodes_s] and Graph [Nodes_s, 1]
+// int32, every node's slot in the chunk (B_s for padding nodes, which
+// Mask must zero).
+type LocalPatches struct {
+	Local, Mask, Graph *Node
+	NumGraphs          int
+}
+
+// LocalGlobalJSDParts is LocalGlobalJSDChunks over chunks in either layout
+// (LocalPatches): the value of the unsplit batch. global [ΣB_s, H] and
+// weight [ΣB_s] over all slots, in chunk order → scalar.
+func LocalGlobalJSDParts(parts []LocalPatches, global, weight *Node) *Node {
 	diag, off := pairMasks(weight) // [B(b), B(c)]
 	var scores, pos, neg []*Node
 	row := 0
-	for s := range local {
-		bs := local[s].Shape().Dim(0)
-		m := InsertAxes(nodeMask[s], -1) // [B_s, N_s, 1]
-		d := InsertAxes(Slice(diag, AxisRange(row, row+bs)), 1)
-		o := InsertAxes(Slice(off, AxisRange(row, row+bs)), 1)
-		scores = append(scores, Einsum("bnd,cd->bnc", local[s], global))
-		pos, neg = append(pos, Mul(m, d)), append(neg, Mul(m, o))
-		row += bs
+	for _, p := range parts {
+		s, ps, ns := p.pairs(global, diag, off, row)
+		scores, pos, neg = append(scores, s), append(pos, ps), append(neg, ns)
+		row += p.NumGraphs
 	}
 	return jsdParts(scores, pos, neg)
+}
+
+// pairs are the scores of p's nodes against every graph of the batch
+// (global [ΣB, H]) and their positive and negative masks, from the
+// batch's pair masks diag, off [ΣB, ΣB], whose rows row… are p's slots:
+// [B_s, N_s, ΣB] dense, [Nodes_s, ΣB] edge list.
+func (p LocalPatches) pairs(global, diag, off *Node, row int) (scores, pos, neg *Node) {
+	m := InsertAxes(p.Mask, -1)
+	if p.Graph == nil {
+		d := InsertAxes(Slice(diag, AxisRange(row, row+p.NumGraphs)), 1)
+		o := InsertAxes(Slice(off, AxisRange(row, row+p.NumGraphs)), 1)
+		return Einsum("bnd,cd->bnc", p.Local, global), Mul(m, d), Mul(m, o)
+	}
+	perNode := func(x *Node) *Node { // the slot rows of x, one per node; zero for slot B_s
+		r := Slice(x, AxisRange(row, row+p.NumGraphs))
+		return Gather(Concatenate([]*Node{r, ZerosLike(Slice(x, AxisRange(0, 1)))}, 0), p.Graph)
+	}
+	return Einsum("nd,cd->nc", p.Local, global), Mul(m, perNode(diag)), Mul(m, perNode(off))
 }
 
 // GlobalGlobalJSD is InfoGraph*'s term L_gg between the supervised and the

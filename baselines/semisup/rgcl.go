@@ -77,6 +77,12 @@ func init() {
 // nodes keeps all its nodes (all of Letter-high): the curve
 // "unchanged_views" counts the graphs of a pass whose R(G) = G; min_drop
 // forces drops.
+//
+// Layouts: like the other rows, RGCL runs in the layout `layout` picks
+// (paramLayout). In the edge list ψ is RGCLExplainerEdges and the weights
+// RGCLNodeWeightsEdges (the same functions, with the same variables) and
+// the encoder gnn.EncodeNodesEdges, whose pooled nodes keep their rows,
+// so a node's weight needs no gather through a selection.
 type rgcl struct{}
 
 func (rgcl) Name() string { return "rgcl" }
@@ -131,6 +137,63 @@ func NodeSoftmax(s, mask *Node) *Node {
 	return Div(e, InsertAxes(ReduceSum(e, -1), -1))
 }
 
+// RGCLExplainerEdges is RGCLExplainer in the edge-list layout, with the
+// same variables: the batch in (gnn.EdgeInputs) → p [Nodes], each graph
+// slot's softmax over its real nodes (NodeSoftmaxEdges; 0 on padding).
+func RGCLExplainerEdges(scope *model.Scope, in gnn.EdgeInputs, layers, hidden int, temp float64) *Node {
+	e := gnn.NewEdgeGraph(in.Src, in.Dst, in.EdgeWeight, in.Graph, in.NumGraphs)
+	h := in.X
+	for l := range layers {
+		h = gnn.GINConvEdges(scope.In("conv_%d", l), h, e, in.Mask, hidden)
+	}
+	s := DivScalar(Squeeze(gnn.Linear(scope.In("score"), h, 1), -1), temp)
+	return NodeSoftmaxEdges(s, in)
+}
+
+// perSlot gathers a per-slot value x [B+1] (gnn.SegmentSum or SegmentMax
+// over in's graph ids) back to every node of in: → [Nodes].
+func perSlot(x *Node, in gnn.EdgeInputs) *Node {
+	return Reshape(Gather(x, InsertAxes(in.Graph, -1)), -1)
+}
+
+// NodeSoftmaxEdges is NodeSoftmax in the edge-list layout: the softmax of
+// s [Nodes] over the nodes with mask > 0 of each graph slot of the batch
+// in (in.Mask, in.Graph), 0 elsewhere.
+func NodeSoftmaxEdges(s *Node, in gnn.EdgeInputs) *Node {
+	seg, n := InsertAxes(in.Graph, -1), in.NumGraphs+1
+	s = Where(GreaterThan(in.Mask, ZerosLike(in.Mask)), s, MulScalar(OnesLike(s), -1e30))
+	e := Mul(Exp(Sub(s, StopGradient(perSlot(gnn.SegmentMax(s, seg, n), in)))), in.Mask)
+	sum := perSlot(gnn.SegmentSum(e, seg, n), in)
+	return Div(e, Where(GreaterThan(sum, ZerosLike(sum)), sum, OnesLike(sum))) // slot B: padding nodes only
+}
+
+// RGCLNodeWeightsEdges is RGCLNodeWeights in the edge-list layout: p
+// [Nodes] of the batch in → w [Nodes], floor + (1−floor)·p / max p over
+// each graph slot's real nodes, 0 on padding nodes.
+func RGCLNodeWeightsEdges(p *Node, in gnn.EdgeInputs, floor float64) *Node {
+	m := perSlot(gnn.SegmentMax(Mul(p, in.Mask), InsertAxes(in.Graph, -1), in.NumGraphs+1), in)
+	m = Where(GreaterThan(m, ZerosLike(m)), m, OnesLike(m)) // slot B: padding nodes only
+	return Mul(AddScalar(MulScalar(Div(p, m), 1-floor), floor), in.Mask)
+}
+
+// rgclExplain is ψ on the chunk g in its layout (RGCLExplainer or
+// RGCLExplainerEdges): p [B, N] dense, [Nodes] edge list.
+func rgclExplain(scope *model.Scope, g graphIn, layers, hidden int, temp float64) *Node {
+	if g.edges() {
+		return RGCLExplainerEdges(scope, g.E, layers, hidden, temp)
+	}
+	return RGCLExplainer(scope, g.X, g.Adj, g.Mask, layers, hidden, temp)
+}
+
+// rgclWeights is the node weights of ψ's p on the chunk g in its layout
+// (RGCLNodeWeights or RGCLNodeWeightsEdges).
+func rgclWeights(p *Node, g graphIn, floor float64) *Node {
+	if g.edges() {
+		return RGCLNodeWeightsEdges(p, g.E, floor)
+	}
+	return RGCLNodeWeights(p, g.Mask, floor)
+}
+
 // RGCLNodeWeights is RGCL's node weight w = floor + (1−floor)·p / max_v p_v
 // over each graph's real nodes (gin.py:96-97: 0.9 + p/(10·max)); the top
 // node gets exactly 1; padding nodes get 0. p, mask [B, N] → [B, N].
@@ -180,24 +243,24 @@ func (r *rgclRun) build() error {
 	tau, cp := paramTau.Get(p), rgclCPWeight.Get(p)
 	exLayers, exHidden, exTemp, floor := rgclExLayers.Get(p), rgclExHidden.Get(p), rgclExTemp.Get(p), rgclFloor.Get(p)
 	hidden, classes := n.enc.Hidden, n.task.NumKnown
-	explain := func(scope *model.Scope, x, adj, mask *Node) *Node {
-		return RGCLExplainer(scope.At("explainer"), x, adj, mask, exLayers, exHidden, exTemp)
+	explain := func(scope *model.Scope, g graphIn) *Node {
+		return rgclExplain(scope.At("explainer"), g, exLayers, exHidden, exTemp)
 	}
 	// embed encodes with ψ's weights: frozen stops ψ's gradient.
-	embed := func(scope *model.Scope, x, adj, mask *Node, frozen bool) *Node {
-		pr := explain(scope, x, adj, mask)
+	embed := func(scope *model.Scope, g graphIn, frozen bool) *Node {
+		pr := explain(scope, g)
 		if frozen {
 			pr = StopGradient(pr)
 		}
-		return gnn.EncodeNodes(scope.At("net").At("encoder"), n.enc, x, adj, mask, RGCLNodeWeights(pr, mask, floor)).Z
+		return encodeNodes(scope.At("net").At("encoder"), n.enc, g, rgclWeights(pr, g, floor)).Z
 	}
-	logitsOf := func(scope *model.Scope, x, adj, mask *Node) *Node {
-		_, l := head(scope.At("net").At("head"), embed(scope, x, adj, mask, true), hidden, classes)
+	logitsOf := func(scope *model.Scope, g graphIn) *Node {
+		_, l := head(scope.At("net").At("head"), embed(scope, g, true), hidden, classes)
 		return l
 	}
 	var err error
 	if r.score, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
-		return []*Node{explain(scope, in[0], in[1], in[2])}
+		return []*Node{explain(scope, oneChunk(in))}
 	}); err != nil {
 		return err
 	}
@@ -206,8 +269,8 @@ func (r *rgclRun) build() error {
 	if r.pretrain, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: the first view's chunks, w, the second's [, the third's] (one
 		// plan: rows aligned) — tu: G, R, C; chem: R1, R2, C; mnist: R1, R2.
-		proj := func(x, a, m *Node) *Node {
-			return gnn.MLP(scope.At("net").At("proj"), embed(scope, x, a, m, false), hidden, hidden)
+		proj := func(g graphIn) *Node {
+			return gnn.MLP(scope.At("net").At("proj"), embed(scope, g, false), hidden, hidden)
 		}
 		c := &cursor{in: in}
 		c1, w := c.chunks(), c.next()
@@ -230,7 +293,7 @@ func (r *rgclRun) build() error {
 	r.ft = newAdam("adam_finetune", "/net", n.lr)
 	if r.train, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		// in: view 1's chunks, w, y [, view 2's chunks] (one plan).
-		logits := func(x, a, m *Node) *Node { return logitsOf(scope, x, a, m) }
+		logits := func(g graphIn) *Node { return logitsOf(scope, g) }
 		c := &cursor{in: in}
 		c1, w, y := c.chunks(), c.next(), c.next()
 		loss := gnn.MaskedCrossEntropy(concatChunks(c1, logits), y, w)
@@ -243,7 +306,7 @@ func (r *rgclRun) build() error {
 		return err
 	}
 	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
-		z := embed(scope, in[0], in[1], in[2], true)
+		z := embed(scope, oneChunk(in), true)
 		_, logits := head(scope.At("net").At("head"), z, hidden, classes)
 		return []*Node{logits, z}
 	})
@@ -254,8 +317,8 @@ func (r *rgclRun) build() error {
 func (r *rgclRun) scores(ctx context.Context, idx []int) (map[int][]float64, error) {
 	n := r.n
 	out := make(map[int][]float64, len(idx))
-	err := n.sizeBatches(ctx, idx, func(_, part []int, in []any, b *gnn.Batch) error {
-		res, err := r.score.Exec(in[:3]...)
+	err := n.sizeBatches(ctx, idx, func(_, part []int, in []any, rows nodeRows) error {
+		res, err := r.score.Exec(in...)
 		if err != nil {
 			return fmt.Errorf("explainer: %w", err)
 		}
@@ -263,7 +326,7 @@ func (r *rgclRun) scores(ctx context.Context, idx []int) (map[int][]float64, err
 		for s, g := range part {
 			row := make([]float64, n.task.Graphs[g].NumNodes)
 			for v := range row {
-				row[v] = float64(flat[s*b.N+v])
+				row[v] = float64(flat[rows.at(s, v)])
 			}
 			out[g] = row
 		}

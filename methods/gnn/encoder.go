@@ -206,17 +206,5 @@ func (c EncoderConfig) convEdges(scope *model.Scope, h *Node, e EdgeGraph, mask 
 // layouts sum in different orders): GoMLX's max gives every tied node the
 // full gradient, so there the layouts take different valid subgradients.
 func EncodeEdges(scope *model.Scope, cfg EncoderConfig, in EdgeInputs) *Node {
-	if !cfg.SupportsEdges() {
-		panic(fmt.Sprintf("gnn: pool %q has no edge-list layout", cfg.Pool))
-	}
-	e := NewEdgeGraph(in.Src, in.Dst, in.EdgeWeight, in.Graph, in.NumGraphs)
-	h, mask := in.X, in.Mask
-	for l := 0; l < cfg.LayersPerStage; l++ {
-		h = cfg.convEdges(scope.In("conv1_%d", l), h, e, mask)
-	}
-	h, e, mask = TopKPoolEdges(h, e, mask, TopKScoreEdges(scope.In("pool"), h), cfg.PoolRatio)
-	for l := 0; l < cfg.LayersPerStage; l++ {
-		h = cfg.convEdges(scope.In("conv2_%d", l), h, e, mask)
-	}
-	return MeanMaxReadoutEdges(h, mask, e)
+	return EncodeNodesEdges(scope, cfg, in, nil).Z
 }
