@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -211,6 +212,11 @@ func softmax32(l []float32) []float32 {
 // by an ulp in the other; GoMLX's max gives every tied node the full
 // gradient, so at such a tie the two layouts' gradients are different
 // valid subgradients and cannot be compared within a float tolerance.
+//
+// It sees only the input graph: twins can also appear in the graph TopK
+// leaves (dropping a node can give two kept nodes the same closed
+// neighbourhood), and values can come within rounding of each other by
+// chance. denseNearTies catches those, from the dense layout's values.
 func hasTwins(g datasets.Graph, x []float32, dim int) bool {
 	open := make([]map[int32]bool, g.NumNodes)
 	for v := range open {
@@ -239,18 +245,144 @@ func hasTwins(g datasets.Graph, x []float32, dim int) bool {
 	return false
 }
 
+// tieMargin is denseNearTies's margin, relative to the graph's own scale:
+// at least 80 float32 ulps of it, and over 20× the largest difference
+// between the two layouts' readout maxima measured on the Letter-high and
+// COIL-DEL sets below (4.2e-7 of the graph's largest readout max, over GIN,
+// GCN and SAGE, on an AVX2 AMD EPYC). Margin 0 (exact dense ties only)
+// passed there too; the margin is for CPUs that round differently.
+const tieMargin = 1e-5
+
+// denseNearTies returns the slots of the batch of graphs idx whose dense
+// forward pass (cfg, the variables of bothLayouts) has a near-tie in a max
+// that routes gradient, where the two layouts may route it to different
+// nodes (see hasTwins):
+//
+//   - the readout max: in some feature, the largest and the second largest
+//     value among the graph's real pooled nodes are within tieMargin of the
+//     graph's largest readout max (a feature whose max is exactly 0 is left
+//     alone: every convolution ends in a ReLU, whose gradient there is 0);
+//   - TopK's threshold: the k-th and the (k+1)-th highest score are within
+//     tieMargin of the graph's largest |score|, so the kept set itself can
+//     differ.
+//
+// Only the dense layout's values decide, so a wrong edge-list encoder
+// cannot hide its graphs. The scores are those of the encoder's own
+// selection (checked against its Select).
+func denseNearTies(t *testing.T, cfg EncoderConfig, graphs []datasets.Graph, feats *Features, idx []int) []int {
+	t.Helper()
+	store := model.NewStore()
+	if err := SetSeed(store, 7); err != nil {
+		t.Fatal(err)
+	}
+	db := NewBatch(graphs, feats, idx, 64)
+	ex := model.MustNewExec(testBackend(t), store, func(scope *model.Scope, in []*Node) []*Node {
+		store.SetTraining(in[0].Graph(), true)
+		sc := scope.At("encoder")
+		x, adj, mask := in[0], in[1], in[2]
+		enc := EncodeNodes(sc, cfg, x, adj, mask, nil)
+		h := x // the first stage again, same variables: TopK's scores
+		for l := 0; l < cfg.LayersPerStage; l++ {
+			h = cfg.conv(sc.Shared("conv1_%d", l), h, adj, mask)
+		}
+		return []*Node{TopKScore(sc.Shared("pool"), h), enc.H, enc.Mask, enc.Select}
+	})
+	x, a, m := db.Tensors()
+	outs := ex.MustExec(x, a, m)
+	score, h := tensors.MustCopyFlatData[float32](outs[0]), tensors.MustCopyFlatData[float32](outs[1])
+	mask, sel := tensors.MustCopyFlatData[float32](outs[2]), tensors.MustCopyFlatData[float32](outs[3])
+	N, K, H := db.N, outs[2].Shape().Dim(1), cfg.Hidden
+	var tied []int
+	for s, gi := range idx {
+		n, k := graphs[gi].NumNodes, KeepCount(cfg.PoolRatio, graphs[gi].NumNodes)
+		// TopK: rank the real nodes by score, as topKSelect does.
+		order := make([]int, n)
+		sMax := 0.0
+		for v := range order {
+			order[v] = v
+			sMax = max(sMax, math.Abs(float64(score[s*N+v])))
+		}
+		slices.SortStableFunc(order, func(u, v int) int { return -cmp.Compare(score[s*N+u], score[s*N+v]) })
+		for r := 0; r < k; r++ {
+			if sel[(s*K+r)*N+order[r]] != 1 {
+				t.Fatalf("graph %d: slot %d does not hold node %d, the rank-%d score", gi, r, order[r], r)
+			}
+		}
+		near := k < n && float64(score[s*N+order[k-1]]-score[s*N+order[k]]) <= tieMargin*sMax
+		// Readout max per feature over the real pooled nodes.
+		top1, top2 := make([]float64, H), make([]float64, H)
+		for f := range top1 {
+			top1[f], top2[f] = math.Inf(-1), math.Inf(-1)
+		}
+		for r := 0; r < K; r++ {
+			if mask[s*K+r] == 0 {
+				continue
+			}
+			for f := range top1 {
+				switch v := float64(h[(s*K+r)*H+f]); {
+				case v > top1[f]:
+					top1[f], top2[f] = v, top1[f]
+				case v > top2[f]:
+					top2[f] = v
+				}
+			}
+		}
+		scale := 0.0
+		for f := range top1 {
+			scale = max(scale, math.Abs(top1[f]))
+		}
+		for f := range top1 {
+			near = near || (top1[f] != 0 && top1[f]-top2[f] <= tieMargin*scale)
+		}
+		if near {
+			tied = append(tied, s)
+		}
+	}
+	return tied
+}
+
+// withoutNearTies returns idx without the graphs of denseNearTies, asked
+// again of the smaller batch until it finds none (a batch's composition
+// changes its padding, so values can move by rounding), and logs how many
+// it left out. At most half may go.
+func withoutNearTies(t *testing.T, cfg EncoderConfig, graphs []datasets.Graph, feats *Features, idx []int) []int {
+	t.Helper()
+	kept := idx
+	for {
+		tied := denseNearTies(t, cfg, graphs, feats, kept)
+		if len(tied) == 0 {
+			break
+		}
+		var next []int
+		for s, gi := range kept {
+			if !slices.Contains(tied, s) {
+				next = append(next, gi)
+			}
+		}
+		kept = next
+	}
+	t.Logf("left out %d of %d graphs with a near-tie in the readout max or TopK's threshold (denseNearTies)", len(idx)-len(kept), len(idx))
+	if 2*len(kept) < len(idx) {
+		t.Fatalf("only %d of %d graphs left to compare", len(kept), len(idx))
+	}
+	return kept
+}
+
 // TestEncodeEdgesMatchesDense: the edge-list encoder (conv ×2 → TopK →
 // conv ×2 → mean‖max readout) gives the dense encoder's outputs and
 // gradients (input features and every variable) for GIN, GCN and SAGE, on
 // hand-made graphs (ties, self-loops, duplicate and directed edges,
 // isolated nodes) and on real Letter-high and COIL-DEL graphs (without
-// twins, see hasTwins).
+// twins, see hasTwins, and, per convolution, without the graphs of
+// denseNearTies). The hand-made ties are exact in both layouts: the tied
+// nodes sum equal values, in whatever order.
 func TestEncodeEdgesMatchesDense(t *testing.T) {
 	type set struct {
 		name   string
 		graphs []datasets.Graph
 		feats  *Features
 		idx    []int
+		real   bool
 	}
 	hand := func() set {
 		g0 := undirected(5, [][2]int32{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, []float32{5, 1, 4, 2, 3, 0, 1, 0, 1, 0})
@@ -262,7 +394,7 @@ func TestEncodeEdgesMatchesDense(t *testing.T) {
 		for _, g := range graphs {
 			f.Nodes = append(f.Nodes, g.Features)
 		}
-		return set{"hand-made", graphs, f, []int{0, 1, 2}}
+		return set{"hand-made", graphs, f, []int{0, 1, 2}, false}
 	}
 	real := func(t *testing.T, name string, n int) set {
 		ds := datasetstest.Load(t, name)
@@ -278,7 +410,7 @@ func TestEncodeEdgesMatchesDense(t *testing.T) {
 				idx = append(idx, i)
 			}
 		}
-		return set{name, ds.Graphs, f, idx}
+		return set{name, ds.Graphs, f, idx, true}
 	}
 	// Each set in a subtest: one whose dataset is absent skips alone
 	// (Letter-high is embedded, COIL-DEL is not).
@@ -295,7 +427,11 @@ func TestEncodeEdgesMatchesDense(t *testing.T) {
 			for _, conv := range []Conv{ConvGIN, ConvGCN, ConvSAGE} {
 				t.Run(string(conv), func(t *testing.T) {
 					cfg := EncoderConfig{Conv: conv, Hidden: 16, LayersPerStage: 2, PoolRatio: 0.8}
-					d, e := bothLayouts(t, cfg, s.graphs, s.feats, s.idx)
+					idx := s.idx
+					if s.real {
+						idx = withoutNearTies(t, cfg, s.graphs, s.feats, idx)
+					}
+					d, e := bothLayouts(t, cfg, s.graphs, s.feats, idx)
 					if ok, err := closeSlices(d.z, e.z, 1e-5); !ok {
 						t.Errorf("z differs: relative error %.2g", err)
 					}

@@ -202,9 +202,10 @@ func (c EncoderConfig) convEdges(scope *model.Scope, h *Node, e EdgeGraph, mask 
 // in → z [B, 2·Hidden]. Only TopK pooling (SupportsEdges); it panics on
 // another. Values agree with Encode's to float rounding; gradients too,
 // except where nodes tie exactly in one layout and not in the other (nodes
-// with equal closed neighbourhoods under GIN at ε = 0 or GCN, which the two
-// layouts sum in different orders): GoMLX's max gives every tied node the
-// full gradient, so there the layouts take different valid subgradients.
+// with equal closed neighbourhoods under GIN at ε = 0 or GCN, in the input
+// graph or in the graph TopK leaves, which the two layouts sum in different
+// orders): GoMLX's max gives every tied node the full gradient, so there the
+// layouts take different valid subgradients.
 func EncodeEdges(scope *model.Scope, cfg EncoderConfig, in EdgeInputs) *Node {
 	return EncodeNodesEdges(scope, cfg, in, nil).Z
 }
