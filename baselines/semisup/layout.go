@@ -8,23 +8,19 @@ import (
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/methods/gnn"
-	"github.com/ugbench/ugbench/suite"
 )
 
-// paramLayout is the batch layout of a run (gnn.Layout, resolved once per
-// run by gnn.ChooseLayout over all of the task's graphs): "dense" padded
-// batches, the "edges" list, or "auto" (dense when the largest graph has
-// ≤ gnn.DenseMaxNodes nodes, else edges). Every batch of the run —
-// labelled, unlabelled, augmented views, ψ's scores, prediction — and
+// paramLayout is the batch layout of a run, gnn.ParamLayout (resolved once
+// per run by gnn.ChooseLayout over all of the task's graphs): "dense"
+// padded batches, the "edges" list, or "auto" (dense when the largest
+// graph has ≤ gnn.DenseMaxNodes nodes, else edges). Every batch of the run
+// — labelled, unlabelled, augmented views, ψ's scores, prediction — and
 // every encoder call follow it; size_chunks still cuts a batch into
 // chunks, each laid out on its own. Both layouts compute the same
 // function (they sum in different orders), so it changes time and memory,
-// not results beyond rounding. "auto" keeps the stored grids' datasets
-// (Letter-*, COIL-DEL) on the dense layout their runs used, so it is the
-// legacy value: it hashes as if absent.
-var paramLayout = suite.Enum("layout", string(gnn.LayoutAuto),
-	"batch layout (time and memory only): auto, dense or edges",
-	string(gnn.LayoutAuto), string(gnn.LayoutDense), string(gnn.LayoutEdges)).WithLegacy(string(gnn.LayoutAuto))
+// not results beyond rounding; "auto" is the legacy value (it hashes as
+// if absent).
+var paramLayout = gnn.ParamLayout
 
 // graphIn is one chunk of a batch inside a GoMLX graph, in the run's
 // layout: dense X [B, N, D], Adj [B, N, N], Mask [B, N]; or, with Adj

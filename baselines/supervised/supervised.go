@@ -72,10 +72,11 @@ func (m backbone) Doc() string { return m.doc }
 // split into size_chunks size-sorted chunks padded separately
 // (gnn.SizeChunks: same gradient, about half the time on COIL-DEL);
 // batching=size trades fidelity for more speed (gnn.BatchingSize).
-// Layout is the batch layout (gnn.Layout): "auto" (dense padded batches
-// up to gnn.DenseMaxNodes nodes in the dataset's largest graph, the edge
-// list above; SAG and ASAP are dense only), "dense" or "edges"; it
-// changes time and memory, not the function computed. Normalize is SAGE's
+// Layout (gnn.ParamLayout, shared with UGNN) is the batch layout
+// (gnn.Layout): "auto" (dense padded batches up to gnn.DenseMaxNodes nodes
+// in the dataset's largest graph, the edge list above; SAG and ASAP are
+// dense only), "dense" or "edges"; it changes time and memory, not the
+// function computed. Normalize is SAGE's
 // L2 output normalisation (PyG default false), attDropout ASAP's attention
 // dropout (0.1 as in the ASAP authors' code; PyG's default is 0).
 //
@@ -88,9 +89,6 @@ var (
 	batching = suite.Enum("batching", string(gnn.BatchingRandom),
 		"how batches are drawn: random (uniform) or size (size-sorted, faster, less faithful)",
 		string(gnn.BatchingRandom), string(gnn.BatchingSize))
-	layout = suite.Enum("layout", string(gnn.LayoutAuto),
-		"batch layout (time and memory only): auto, dense or edges",
-		string(gnn.LayoutAuto), string(gnn.LayoutDense), string(gnn.LayoutEdges)).WithLegacy(string(gnn.LayoutAuto))
 	normalize  = suite.Bool("normalize", false, "L2-normalise each SAGE layer's output (PyG normalize)")
 	attDropout = suite.Float("att_dropout", 0.1, suite.DropRate, "dropout on ASAP's attention scores")
 )
@@ -106,7 +104,7 @@ func (m backbone) Defaults() suite.Params { return m.ParamSet().Defaults() }
 // ones of methods/gnn, batching, layout and the row's own.
 func (m backbone) ParamSet() suite.ParamSet {
 	s := suite.Declare(gnn.ParamSteps, gnn.ParamBatchSize, gnn.ParamCurveEvery.WithLegacy(0), gnn.ParamLR, gnn.ParamHidden, gnn.ParamLayers,
-		gnn.ParamPoolRatio, batching, gnn.ParamSizeChunks, layout)
+		gnn.ParamPoolRatio, batching, gnn.ParamSizeChunks, gnn.ParamLayout)
 	if m.pool == gnn.PoolASAP {
 		s = s.With(attDropout)
 	}
@@ -146,6 +144,6 @@ func (m backbone) Fit(ctx context.Context, task *suite.Task) (*suite.Predictions
 		LR:         gnn.ParamLR.Get(p),
 		Batching:   gnn.Batching(batching.Get(p)),
 		Chunks:     gnn.ParamSizeChunks.Get(p),
-		Layout:     gnn.Layout(layout.Get(p)),
+		Layout:     gnn.Layout(gnn.ParamLayout.Get(p)),
 	})
 }

@@ -65,3 +65,33 @@ func ChooseLayout(layout Layout, enc EncoderConfig, graphs []datasets.Graph) (La
 	}
 	return "", fmt.Errorf("layout %q: unknown (want %q, %q or %q)", layout, LayoutAuto, LayoutDense, LayoutEdges)
 }
+
+// NumBatchInputs is the number of inputs BatchInputs gives for one batch
+// in layout (LayoutDense or LayoutEdges): 3 dense (x, adj, mask), 6 edge
+// list (EdgeBatch.Tensors: x, src, dst, edge weight, graph, mask).
+func NumBatchInputs(layout Layout) int {
+	if layout == LayoutEdges {
+		return 6
+	}
+	return 3
+}
+
+// BatchInputs lays the graphs idx (indices into graphs and feats) out as
+// one batch of B = BucketGraphs(len(idx), maxBatch) graph slots in layout
+// (LayoutDense: NewBatch, LayoutEdges: NewEdgeBatch) and returns its
+// NumBatchInputs(layout) inputs as GoMLX tensors (Batch.Tensors or
+// EdgeBatch.Tensors, in their order), B and the slots' weights [B] (1 for
+// a real graph, 0 for a padding slot). Slot s < len(idx) holds graph
+// idx[s] in both layouts.
+func BatchInputs(layout Layout, graphs []datasets.Graph, feats *Features, idx []int, maxBatch int) (in []any, slots int, weight []float32) {
+	if layout == LayoutEdges {
+		b := NewEdgeBatch(graphs, feats, idx, maxBatch)
+		for _, t := range b.Tensors() {
+			in = append(in, t)
+		}
+		return in, b.B, b.Weight
+	}
+	b := NewBatch(graphs, feats, idx, maxBatch)
+	x, a, m := b.Tensors()
+	return []any{x, a, m}, b.B, b.Weight
+}

@@ -38,4 +38,12 @@ var (
 	// passes (Task.ReportClasses); it changes nothing a run computes.
 	ParamCurveEvery = suite.Int("curve_every", 0, suite.NonNegative,
 		"report D^u's closed-set accuracy every N passes over D^l (0 = never); changes nothing computed")
+	// ParamLayout is the batch layout (Layout, resolved by ChooseLayout):
+	// auto, dense or edges. Its legacy value is auto: auto picks the dense
+	// layout for every dataset of the stored grids (Letter-*, COIL-DEL:
+	// DenseMaxNodes), the layout their runs used, so it hashes as if
+	// absent.
+	ParamLayout = suite.Enum("layout", string(LayoutAuto),
+		"batch layout (time and memory only): auto, dense or edges",
+		string(LayoutAuto), string(LayoutDense), string(LayoutEdges)).WithLegacy(string(LayoutAuto))
 )

@@ -159,12 +159,7 @@ func (c *Classifier) Close() { c.execs.Close() }
 func (c *Classifier) Layout() Layout { return c.layout }
 
 // numInputs is the number of batch inputs of c's layout.
-func (c *Classifier) numInputs() int {
-	if c.layout == LayoutEdges {
-		return 6
-	}
-	return 3
-}
+func (c *Classifier) numInputs() int { return NumBatchInputs(c.layout) }
 
 // logits encodes one batch and applies the head: → [B, classes] (forward
 // without the readout).
@@ -194,16 +189,7 @@ func (c *Classifier) forward(scope *model.Scope, in []*Node, numGraphs int) (log
 // batchArgs lays the graphs idx out in c's layout: the batch inputs as
 // GoMLX tensors, the slot count B and the slots' weights [B].
 func (c *Classifier) batchArgs(idx []int) (args []any, slots int, weight []float32) {
-	if c.layout == LayoutEdges {
-		b := NewEdgeBatch(c.task.Graphs, c.features, idx, c.cfg.BatchSize)
-		for _, t := range b.Tensors() {
-			args = append(args, t)
-		}
-		return args, b.B, b.Weight
-	}
-	b := NewBatch(c.task.Graphs, c.features, idx, c.cfg.BatchSize)
-	x, a, m := b.Tensors()
-	return []any{x, a, m}, b.B, b.Weight
+	return BatchInputs(c.layout, c.task.Graphs, c.features, idx, c.cfg.BatchSize)
 }
 
 // TrainEpoch runs one epoch over the labelled graphs (shuffled by rng) and

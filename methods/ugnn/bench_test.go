@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ugbench/ugbench/internal/cputime"
+	"github.com/ugbench/ugbench/methods/gnn"
 )
 
 // BenchmarkPhases times UGNN's three phases with docs/protocol.md §5's defaults
@@ -19,41 +20,64 @@ import (
 //   - scoring: s~ (μ − σ over I node-deleted subgraphs) of every graph of
 //     D^u, which every cycle and the final prediction do once.
 //
+// COIL-DEL (≤ 77 nodes) runs in its layout under auto, dense; COLORS-3
+// (≤ 200 nodes) in both layouts (sub-benchmarks dense and edges; auto
+// picks edges there).
+//
 // A full run costs about warmup_epochs·warmup-epoch (saved by the warm-up
 // cache for all but the first variant) + (epochs − warmup_epochs)·semi-epoch
 // + (T + 1)·scoring. The first call of each phase, which compiles, is
 // outside the timer. Besides the wall time each phase reports its CPU
 // seconds (cpu-s/op, all threads).
 func BenchmarkPhases(b *testing.B) {
-	for _, name := range []string{"COIL-DEL", "COLORS-3"} {
-		b.Run(name, func(b *testing.B) {
-			lt := newProtocolTask(b, name)
-			var reported [][]int
-			r := startRun(b, lt.task(method{Variants[0]}.Defaults(), 1, &reported), Variants[0])
-			ctx := context.Background()
-			rng := rand.New(rand.NewPCG(0, 1))
-			phase := func(name string, f func() error) {
-				b.Run(name, func(b *testing.B) {
-					if err := f(); err != nil { // compiles
-						b.Fatal(err)
-					}
-					cpu0, _ := cputime.Seconds()
-					for b.Loop() {
-						if err := f(); err != nil {
-							b.Fatal(err)
-						}
-					}
-					cpu1, _ := cputime.Seconds()
-					b.ReportMetric((cpu1-cpu0)/float64(b.N), "cpu-s/op")
-				})
+	for _, c := range []struct {
+		name    string
+		layouts []gnn.Layout
+	}{
+		{"COIL-DEL", []gnn.Layout{gnn.LayoutAuto}},
+		{"COLORS-3", []gnn.Layout{gnn.LayoutDense, gnn.LayoutEdges}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			lt := newProtocolTask(b, c.name)
+			for _, layout := range c.layouts {
+				if len(c.layouts) == 1 {
+					benchPhases(b, lt, layout)
+					continue
+				}
+				b.Run(string(layout), func(b *testing.B) { benchPhases(b, lt, layout) })
 			}
-			phase("warmup-epoch", func() error { _, err := r.labelledEpoch(ctx, rng, 1<<30); return err })
-			protos, err := r.cycleStart(ctx, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			phase("semi-epoch", func() error { _, err := r.semiEpoch(ctx, rng, protos, 1<<30); return err })
-			phase("scoring", func() error { _, _, err := r.confidence(ctx, r.task.Unlabelled, 1); return err })
 		})
 	}
+}
+
+// benchPhases runs BenchmarkPhases' three phases on lt in layout.
+func benchPhases(b *testing.B, lt *protocolTask, layout gnn.Layout) {
+	p := method{Variants[0]}.Defaults()
+	p["layout"] = string(layout)
+	var reported [][]int
+	r := startRun(b, lt.task(p, 1, &reported), Variants[0])
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(0, 1))
+	phase := func(name string, f func() error) {
+		b.Run(name, func(b *testing.B) {
+			if err := f(); err != nil { // compiles
+				b.Fatal(err)
+			}
+			cpu0, _ := cputime.Seconds()
+			for b.Loop() {
+				if err := f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu1, _ := cputime.Seconds()
+			b.ReportMetric((cpu1-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
+	phase("warmup-epoch", func() error { _, err := r.labelledEpoch(ctx, rng, 1<<30); return err })
+	protos, err := r.cycleStart(ctx, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	phase("semi-epoch", func() error { _, err := r.semiEpoch(ctx, rng, protos, 1<<30); return err })
+	phase("scoring", func() error { _, _, err := r.confidence(ctx, r.task.Unlabelled, 1); return err })
 }

@@ -12,7 +12,8 @@ import (
 
 // network is UGNN's encoder Φ with its TopK scoring GNN, the classifier ψ,
 // and the three compiled steps (warm-up, semi-supervised, predict) over one
-// store of variables.
+// store of variables, all in the layout cfg.Layout (resolved: dense or
+// edges).
 type network struct {
 	cfg     Config
 	store   *model.Store
@@ -37,6 +38,7 @@ type network struct {
 // input), not the raw features X. The kept nodes are gated
 // by tanh(S) as in TopKPool/SAGPool (the paper writes V_idx ⊙ S_idx; tanh
 // keeps the gate bounded). x [B,N,D], adj [B,N,N], mask [B,N] → z [B, 2H].
+// encodeEdges is the same function in the edge-list layout.
 func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
 	c := n.cfg
 	conv := gnn.GINConv
@@ -59,11 +61,60 @@ func (n *network) encode(scope *model.Scope, x, adj, mask *Node) *Node {
 	return gnn.MeanMaxReadout(h, p.Mask)
 }
 
+// edgeConv is the conv lever's convolution in the edge-list layout:
+// gnn.GINConvEdges or gnn.SAGEConvEdges (unnormalised), the same variables
+// as encode's.
+func (n *network) edgeConv() func(scope *model.Scope, h *Node, e gnn.EdgeGraph, mask *Node, hidden int) *Node {
+	if n.cfg.Conv == gnn.ConvSAGE {
+		return func(scope *model.Scope, h *Node, e gnn.EdgeGraph, mask *Node, hidden int) *Node {
+			return gnn.SAGEConvEdges(scope, h, e, mask, hidden, false)
+		}
+	}
+	return gnn.GINConvEdges
+}
+
+// encodeEdges is encode in the edge-list layout, with the same variables
+// (so the warm-up cache and the prototypes mean the same in both), on one
+// batch of in.NumGraphs = B slots (gnn.EdgeInputs: x [Nodes, D], src, dst
+// [E], edge weight [E], graph [Nodes], mask [Nodes]) → z [B, 2H]. Pooled
+// nodes stay in place with mask 0 (gnn.TopKPoolEdges); the values agree
+// with encode's to float rounding (gnn.EncodeEdges says where gradients
+// may not: nodes that tie exactly in one layout only).
+func (n *network) encodeEdges(scope *model.Scope, in gnn.EdgeInputs) *Node {
+	c := n.cfg
+	conv := n.edgeConv()
+	e := gnn.NewEdgeGraph(in.Src, in.Dst, in.EdgeWeight, in.Graph, in.NumGraphs)
+	h, mask := in.X, in.Mask
+	for l := 0; l < c.Layers; l++ {
+		h = conv(scope.In("conv1_%d", l), h, e, mask, c.Hidden)
+	}
+	s := conv(scope.In("score_gnn"), h, e, mask, c.Hidden)
+	score := Reshape(gnn.Linear(scope.In("score_out"), s, 1), s.Shape().Dim(0))
+	h, e, mask = gnn.TopKPoolEdges(h, e, mask, score, c.PoolRatio)
+	for l := 0; l < c.Layers; l++ {
+		h = conv(scope.In("conv2_%d", l), h, e, mask, c.Hidden)
+	}
+	return gnn.MeanMaxReadoutEdges(h, mask, e)
+}
+
+// width is the number of inputs of one batch in the run's layout
+// (gnn.NumBatchInputs: 3 dense, 6 edge list).
+func (n *network) width() int { return gnn.NumBatchInputs(n.cfg.Layout) }
+
 // forward returns the class logits [B, C] and the L2-normalised embedding
 // of a batch: of the readout z [B, 2H], or with the proj_head lever of the
 // projection head's output [B, H] (Levers.ProjHead; ψ reads z either way).
-func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *Node) {
-	z := n.encode(scope.At("encoder"), x, adj, mask) // At: the semi step encodes three batches
+// in are the batch's width() inputs in the run's layout (dense: x, adj,
+// mask; edge list: gnn.EdgeInputs' six); numGraphs is B, which the edge
+// list cannot read from its inputs' shapes (the dense layout ignores it).
+func (n *network) forward(scope *model.Scope, in []*Node, numGraphs int) (logits, zn *Node) {
+	enc := scope.At("encoder") // At: the semi step encodes three batches
+	var z *Node
+	if n.cfg.Layout == gnn.LayoutEdges {
+		z = n.encodeEdges(enc, gnn.NewEdgeInputs(in, numGraphs))
+	} else {
+		z = n.encode(enc, in[0], in[1], in[2])
+	}
 	logits = gnn.MLP(scope.At("classifier"), z, n.cfg.Hidden, n.cfg.Classes)
 	if n.cfg.ProjHead {
 		z = gnn.MLP(scope.At("proj_head"), z, 2*n.cfg.Hidden, n.cfg.Hidden)
@@ -72,15 +123,18 @@ func (n *network) forward(scope *model.Scope, x, adj, mask *Node) (logits, zn *N
 }
 
 // labelledLoss is L^l (eq. 4) plus the weighted supervised contrastive term
-// (Khosla et al. 2020) over a labelled batch given as size chunks (5 inputs
-// each: x, adj, mask, y, w; gnn.SizeChunks): both sum over all real graphs
-// of all chunks, so the loss is the unsplit batch's.
+// (Khosla et al. 2020) over a labelled batch given as size chunks
+// (gnn.SizeChunks), width() + 2 inputs each: the batch's, then y and w
+// [B_s]. Both sum over all real graphs of all chunks, so the loss is the
+// unsplit batch's.
 func (n *network) labelledLoss(scope *model.Scope, in []*Node) (loss, ce *Node) {
 	var logits, zs, ys, ws []*Node
-	for s := 0; s+4 < len(in); s += 5 {
-		l, z := n.forward(scope, in[s], in[s+1], in[s+2])
+	k := n.width()
+	for s := 0; s+k+1 < len(in); s += k + 2 {
+		y, w := in[s+k], in[s+k+1]
+		l, z := n.forward(scope, in[s:s+k], w.Shape().Dim(0))
 		logits, zs = append(logits, l), append(zs, z)
-		ys, ws = append(ys, in[s+3]), append(ws, in[s+4])
+		ys, ws = append(ys, y), append(ws, w)
 	}
 	ce = gnn.ChunkedCrossEntropy(logits, ys, ws)
 	loss = ce
@@ -99,7 +153,7 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	}
 	n.opt = optimizer.Adam().LearningRate(cfg.LR).Done()
 	var err error
-	// Warm-up (and the w/o-P variant): 5 inputs per labelled chunk.
+	// Warm-up (and the w/o-P variant): width() + 2 inputs per labelled chunk.
 	n.warm, err = n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		loss, ce := n.labelledLoss(scope, in)
 		n.opt.UpdateGraph(scope, in[0].Graph(), loss)
@@ -108,8 +162,10 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 	if err != nil {
 		return nil, err
 	}
+	// Predict: one batch's width() inputs, and in the edge-list layout its
+	// slot weights [B], which carry B.
 	n.predict, err = n.execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
-		logits, zn := n.forward(scope, in[0], in[1], in[2])
+		logits, zn := n.forward(scope, in[:n.width()], in[len(in)-1].Shape().Dim(0))
 		return []*Node{logits, zn}
 	})
 	if err != nil {
@@ -120,9 +176,10 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 
 // semi returns the prototype-aware step (eq. 15, plus the supervised
 // contrastive term of labelledLoss) for batches whose labelled part comes
-// in kl chunks. Inputs: 5 per labelled chunk (x, adj, mask, y,
-// w); 7 per unlabelled chunk (view 1 = edge deletion: x, adj, mask; view 2
-// = node deletion: x, adj, mask; weights [B_s]); the prototypes H [E, 2H].
+// in kl chunks. Inputs, with k = width() the inputs of one batch in the
+// run's layout: k + 2 per labelled chunk (batch, y, w); 2k + 1 per
+// unlabelled chunk (view 1 = edge deletion, view 2 = node deletion, then
+// the weights [B_s]); the prototypes H [E, 2H].
 // Outputs: loss, cross-entropy, L^u, and view 1's normalised embeddings of
 // all unlabelled chunks concatenated [ΣB_s, 2H]; with the pseudo_label
 // lever, then the pseudo-label term and its share of pseudo-labelled
@@ -132,15 +189,17 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 		return e, nil
 	}
 	cfg := n.cfg
+	k := n.width()
 	e, err := n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 		g := in[0].Graph()
-		lossL, ce := n.labelledLoss(scope, in[:5*kl])
+		lossL, ce := n.labelledLoss(scope, in[:(k+2)*kl])
 		protos := in[len(in)-1]
 		var z1s, z1g, z2s, l2s, ws []*Node
-		for s := 5 * kl; s+6 < len(in)-1; s += 7 {
-			_, z1 := n.forward(scope, in[s], in[s+1], in[s+2])
-			l2, z2 := n.forward(scope, in[s+3], in[s+4], in[s+5])
-			z1s, z2s, l2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(l2s, l2), append(ws, in[s+6])
+		for s := (k + 2) * kl; s+2*k < len(in)-1; s += 2*k + 1 {
+			w := in[s+2*k]
+			_, z1 := n.forward(scope, in[s:s+k], w.Shape().Dim(0))
+			l2, z2 := n.forward(scope, in[s+k:s+2*k], w.Shape().Dim(0))
+			z1s, z2s, l2s, ws = append(z1s, StopGradient(z1)), append(z2s, z2), append(l2s, l2), append(ws, w)
 			z1g = append(z1g, z1)
 		}
 		z1, z2, wu := Concatenate(z1s, 0), Concatenate(z2s, 0), Concatenate(ws, 0)
@@ -170,16 +229,6 @@ func (n *network) semi(kl int) (*model.Exec, error) {
 }
 
 func (n *network) close() { n.execs.Close() }
-
-// batchTensors returns x, adj, mask, then y and weight as tensors.
-func batchTensors(b *gnn.Batch, y []int32) []any {
-	x, a, m := b.Tensors()
-	out := []any{x, a, m}
-	if y != nil {
-		out = append(out, tensors.FromFlatDataAndDimensions(y, b.B), tensors.FromFlatDataAndDimensions(b.Weight, b.B))
-	}
-	return out
-}
 
 // flatten2D packs rows [E][D] into a tensor [E, D].
 func flatten2D(rows [][]float32) *tensors.Tensor {

@@ -12,13 +12,15 @@ import (
 // epoch 3: the prototypes as its steps moved them are restored) and
 // between cycles (after epoch 4: cycle 2's start runs on the restored
 // weights), continue to the uninterrupted run's curves and metrics, bit
-// for bit.
+// for bit; UGNN in the edge-list layout (layout=edges) too.
 func TestResumeSameRun(t *testing.T) {
 	dir, name, ratio := letterHigh(t)
-	for _, method := range []string{"ugnn", "ugnn-wo-p"} {
-		t.Run(method, func(t *testing.T) {
-			suitetest.CheckResume(t, dir, suite.RunSpec{Method: method, Dataset: "Letter-high", RatioName: name, Ratio: ratio, Seed: 1,
-				Params: tinyParams(), Protocol: suite.DefaultProtocol()}, 3, 4)
+	for _, c := range []struct{ method, layout string }{{"ugnn", "auto"}, {"ugnn-wo-p", "auto"}, {"ugnn", "edges"}} {
+		t.Run(c.method+"/"+c.layout, func(t *testing.T) {
+			p := tinyParams()
+			p["layout"] = c.layout
+			suitetest.CheckResume(t, dir, suite.RunSpec{Method: c.method, Dataset: "Letter-high", RatioName: name, Ratio: ratio, Seed: 1,
+				Params: p, Protocol: suite.DefaultProtocol()}, 3, 4)
 		})
 	}
 }

@@ -69,11 +69,16 @@ func (r *run) restore() (bool, error) {
 }
 
 // newRun sets up a Fit; cfg.Alpha is taken from the protocol (task.Alpha,
-// 1 if unset).
+// 1 if unset), and cfg.Layout is resolved for task's graphs
+// (gnn.ChooseLayout: gnn.LayoutDense or gnn.LayoutEdges).
 func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	cfg.Alpha = task.Alpha
 	if !(cfg.Alpha > 0) {
 		cfg.Alpha = 1
+	}
+	var err error
+	if cfg.Layout, err = gnn.ChooseLayout(cfg.Layout, cfg.encoder(), task.Graphs); err != nil {
+		return nil, err
 	}
 	backend, err := gnn.NewBackend(gnn.BackendConfig(task.Backend))
 	if err != nil {
@@ -101,15 +106,16 @@ func newRun(task *suite.Task, cfg Config, v Variant) (*run, error) {
 	return r, nil
 }
 
-// labelledBatch pads the labelled graphs idx, split into size chunks
-// (gnn.SizeChunks), into step inputs: 5 per chunk. It also returns the
+// labelledBatch lays the labelled graphs idx, split into size chunks
+// (gnn.SizeChunks), out as step inputs in the run's layout: per chunk the
+// batch's inputs (network.width()), then y and w [B]. It also returns the
 // number of chunks. With the augment_labelled lever each graph is replaced
 // by its view of step (r.tr.Epoch, step) (labelledView).
 func (r *run) labelledBatch(idx []int, step int) ([]any, int) {
 	chunks := gnn.SizeChunks(r.task.Graphs, idx, r.cfg.Chunks)
 	var args []any
 	for _, c := range chunks {
-		var b *gnn.Batch
+		var b laidOut
 		if r.cfg.AugmentLabelled {
 			views := make([]view, len(c))
 			for i, g := range c {
@@ -117,26 +123,48 @@ func (r *run) labelledBatch(idx []int, step int) ([]any, int) {
 			}
 			b = r.viewBatch(views, r.cfg.BatchSize)
 		} else {
-			b = gnn.NewBatch(r.task.Graphs, r.feats, c, r.cfg.BatchSize)
+			b = r.layOut(r.task.Graphs, r.feats, c, r.cfg.BatchSize)
 		}
-		y := make([]int32, b.B)
+		y := make([]int32, b.slots)
 		for s, g := range c {
 			y[s] = r.label[g]
 		}
-		args = append(args, batchTensors(b, y)...)
+		args = append(append(args, b.in...), tensors.FromFlatDataAndDimensions(y, b.slots), b.weights())
 	}
 	return args, len(chunks)
 }
 
-// viewBatch pads perturbed graphs into a batch.
-func (r *run) viewBatch(views []view, maxBatch int) *gnn.Batch {
+// laidOut is one batch in the run's layout (Config.Layout): its inputs as
+// tensors (dense: x [B,N,D], adj [B,N,N], mask [B,N]; edge list:
+// gnn.EdgeBatch.Tensors), its graph slots B and their weights [B] (1 for a
+// real graph, 0 for a padding slot). Slot s holds the batch's s-th graph.
+type laidOut struct {
+	in     []any
+	slots  int
+	weight []float32
+}
+
+// weights returns the slot weights as a tensor [B].
+func (b laidOut) weights() *tensors.Tensor {
+	return tensors.FromFlatDataAndDimensions(b.weight, b.slots)
+}
+
+// layOut lays the graphs idx (indices into graphs and feats) out as one
+// batch of at most maxBatch slots in the run's layout (gnn.BatchInputs).
+func (r *run) layOut(graphs []datasets.Graph, feats *gnn.Features, idx []int, maxBatch int) laidOut {
+	in, slots, weight := gnn.BatchInputs(r.cfg.Layout, graphs, feats, idx, maxBatch)
+	return laidOut{in: in, slots: slots, weight: weight}
+}
+
+// viewBatch lays perturbed graphs out as one batch in the run's layout.
+func (r *run) viewBatch(views []view, maxBatch int) laidOut {
 	graphs := make([]datasets.Graph, len(views))
 	nodes := make([][]float32, len(views))
 	idx := make([]int, len(views))
 	for i, v := range views {
 		graphs[i], nodes[i], idx[i] = v.g, v.nodes, i
 	}
-	return gnn.NewBatch(graphs, &gnn.Features{Dim: r.feats.Dim, Nodes: nodes}, idx, maxBatch)
+	return r.layOut(graphs, &gnn.Features{Dim: r.feats.Dim, Nodes: nodes}, idx, maxBatch)
 }
 
 // labelledView is the augment_labelled lever's view of labelled graph g at
@@ -176,7 +204,12 @@ func (r *run) predictViews(ctx context.Context, views []view) (logits, emb [][]f
 		for i, j := range pos {
 			batch[i] = views[j]
 		}
-		out, err := r.net.predict.Exec(batchTensors(r.viewBatch(batch, size), nil)...)
+		b := r.viewBatch(batch, size)
+		in := b.in
+		if r.cfg.Layout == gnn.LayoutEdges {
+			in = append(in, b.weights()) // carries B (network.predict)
+		}
+		out, err := r.net.predict.Exec(in...)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
@@ -366,7 +399,8 @@ const warmupVersion = 4
 // warmupKey hashes everything the warm-up depends on: data (by content,
 // datasets.Fingerprint, so edited or re-downloaded files never restore a
 // stale checkpoint), split, seed, network and optimisation settings,
-// backend, code version. The five variants share it.
+// backend, batch layout (the layouts round differently), code version.
+// The five variants share it.
 func (r *run) warmupKey() string {
 	c := r.cfg
 	b, _ := json.Marshal(struct {
@@ -383,9 +417,11 @@ func (r *run) warmupKey() string {
 		ProjHead                      bool   `json:",omitempty"` // levers: absent at their defaults
 		Conv                          string `json:",omitempty"`
 		AugmentLabelled               bool   `json:",omitempty"`
+		Layout                        string `json:",omitempty"` // resolved; absent for dense, the layout of the keys before it
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
-		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN)), c.AugmentLabelled})
+		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN)), c.AugmentLabelled,
+		nonDefault(string(c.Layout), string(gnn.LayoutDense))})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
@@ -742,11 +778,12 @@ type semiChunk struct {
 	graphs []int
 }
 
-// semiInputs builds the inputs of one semi step (network.semi): labelled
-// batch lab as size chunks, then unlabelled graphs part as size chunks by
-// the original graphs' size (so both views of a graph sit in the same chunk
-// and row), each with view 1 (edge deletion) and view 2 (node deletion)
-// drawn for the current epoch, then the prototypes [E][2H]. It returns the
+// semiInputs builds the inputs of one semi step (network.semi), in the
+// run's layout: labelled batch lab as size chunks, then unlabelled graphs
+// part as size chunks by the original graphs' size (so both views of a
+// graph sit in the same chunk and row), each with view 1 (edge deletion)
+// and view 2 (node deletion) drawn for the current epoch and the slots'
+// weights, then the prototypes [E][2H]. It returns the
 // inputs, the number of labelled chunks and the unlabelled chunks.
 func (r *run) semiInputs(lab, part []int, protos [][]float32, step int) (args []any, kl int, chunks []semiChunk) {
 	args, kl = r.labelledBatch(lab, step)
@@ -760,11 +797,9 @@ func (r *run) semiInputs(lab, part []int, protos [][]float32, step int) (args []
 		}
 		b1 := r.viewBatch(v1, r.cfg.UnlabelledBatch)
 		b2 := r.viewBatch(v2, r.cfg.UnlabelledBatch)
-		args = append(args, batchTensors(b1, nil)...)
-		args = append(args, batchTensors(b2, nil)...)
-		args = append(args, tensors.FromFlatDataAndDimensions(b1.Weight, b1.B))
+		args = append(append(append(args, b1.in...), b2.in...), b1.weights())
 		chunks = append(chunks, semiChunk{first: offset, graphs: c})
-		offset += b1.B
+		offset += b1.slots
 	}
 	return append(args, flatten2D(protos)), kl, chunks
 }

@@ -56,6 +56,18 @@
 // projection head before the normalised space), pseudo_label and
 // pseudo_weight (FixMatch-style pseudo-labels on ψ), conv=sage (the
 // GraphSAGE backbone) and swap (SwAV's swapped prediction).
+//
+// Batch layout (parameter layout, Config.Layout): every batch of a run —
+// labelled batches and their size chunks, the augment_labelled views, the
+// two perturbed views of D^u, the node-deleted subgraphs of s~, the
+// predictions and embeddings handed to the scorers — is laid out either as
+// padded dense blocks (x [B,N,D], adj [B,N,N]) or as one edge list
+// (gnn.NewEdgeBatch), and Φ is compiled for that layout (encode or
+// encodeEdges, the same variables). The default auto takes the edge list
+// when the task's largest graph has more than gnn.DenseMaxNodes = 100
+// nodes (COLORS-3, the superpixel datasets), the dense layout of the
+// stored runs otherwise (gnn.ChooseLayout). The two compute the same
+// function and differ at float rounding.
 package ugnn
 
 import (
@@ -105,7 +117,26 @@ type Config struct {
 	// Chunks splits every batch into size-sorted chunks padded separately
 	// (gnn.SizeChunks; same loss and gradient, less padding).
 	Chunks int
+	// Layout is how every batch is laid out (layout, gnn.ParamLayout):
+	// gnn.LayoutDense pads each graph to the batch's largest (x [B,N,D],
+	// adj [B,N,N], mask [B,N]); gnn.LayoutEdges concatenates the graphs
+	// into one edge list (gnn.NewEdgeBatch: x [Nodes,D], src/dst [E]),
+	// memory O(Nodes + E) instead of O(B·N²); gnn.LayoutAuto picks one by
+	// the task's largest graph (gnn.ChooseLayout: edges above
+	// gnn.DenseMaxNodes = 100 nodes). newRun resolves it, so a run's
+	// Config holds LayoutDense or LayoutEdges. Both layouts compute the
+	// same function and differ at float rounding (summation order); every
+	// batch of a run (labelled, views, subgraphs, predictions) and every
+	// compiled step follow it.
+	Layout gnn.Layout
 	Levers
+}
+
+// encoder is the gnn.EncoderConfig that describes Φ's layout needs to
+// gnn.ChooseLayout: the conv lever's convolution and TopK pooling (Φ's own
+// scoring GNN is not gnn.Encode's, but it has an edge-list path too).
+func (c Config) encoder() gnn.EncoderConfig {
+	return gnn.EncoderConfig{Conv: c.Conv, Pool: gnn.PoolTopK, Hidden: c.Hidden, LayersPerStage: c.Layers, PoolRatio: c.PoolRatio}
 }
 
 // Levers are changes beyond the paper, each a hyper-parameter whose
@@ -249,10 +280,10 @@ const PlusName = "ugnn-plus"
 // stay off; augment_labelled lowered knn:du_accuracy alone and on top of
 // the two kept levers, and stays off. They remain parameters of ugnn-plus.
 //
-// Levers added after ugnn-plus (augment_labelled) keep their legacy
-// values, so that its stored runs keep their hashes.
+// Parameters added after ugnn-plus (augment_labelled, layout) keep their
+// legacy values, so that its stored runs keep their hashes.
 var plusParams = params.Replace(conv.WithDefault(string(gnn.ConvSAGE)), unknownMass.WithDefault(true)).WithoutLegacy().
-	Replace(augLabelled)
+	Replace(augLabelled, gnn.ParamLayout)
 
 // plus is UGNN+ (ugnn-plus): the full UGNN with plusParams' defaults.
 type plus struct{ method }
@@ -268,8 +299,10 @@ func (plus) Defaults() suite.Params { return plusParams.Defaults() }
 // ParamSet declares ugnn-plus's parameters (suite.ParamSetter).
 func (plus) ParamSet() suite.ParamSet { return plusParams }
 
-// LegacyParams: none; ugnn-plus is newer than every parameter.
-func (plus) LegacyParams() suite.Params { return suite.Params{} }
+// LegacyParams are plusParams' legacy values: those of the parameters
+// added after ugnn-plus (augment_labelled, layout); the suite reads them
+// from ParamSet.
+func (plus) LegacyParams() suite.Params { return plusParams.Legacy() }
 
 type method struct{ v Variant }
 
@@ -282,6 +315,11 @@ func (m method) Doc() string  { return m.v.Doc }
 // protocol v2) only reports D^u's accuracy during training and changes
 // nothing a run computes, so at 0 it hashes as if absent, and
 // unlabelled_batch_size (added with it) was batch_size before, 256.
+// layout (gnn.ParamLayout, Config.Layout; added after the levers) is auto
+// by default and as legacy value: auto is the dense layout of every run
+// stored before it on Letter-* and COIL-DEL (≤ 100 nodes), so those keep
+// their hashes and their numbers; COLORS-3 (200 nodes) and larger graphs
+// run in the edge list.
 var (
 	warmupFrac    = suite.Float("warmup_frac", 0.5, suite.UnitInterval, "fraction of steps spent in the warm-up")
 	cycles        = suite.Int("cycles", 5, suite.AtLeastOne, "curriculum cycles T (capped at the semi-supervised steps)")
@@ -313,7 +351,7 @@ var (
 		gnn.ParamUnlabelledBatchSize.WithLegacy(256), gnn.ParamLR, gnn.ParamCurveEvery.WithLegacy(0),
 		gnn.ParamHidden, gnn.ParamLayers, gnn.ParamPoolRatio,
 		subgraphs, nodeDrop, edgeDrop, unknownProtos, sinkhornEps, sinkhornIters, tau, eta,
-		supConTau, supConWeight, kmeansIters, gnn.ParamSizeChunks,
+		supConTau, supConWeight, kmeansIters, gnn.ParamSizeChunks, gnn.ParamLayout,
 		unknownMass, curriculum, projHead, pseudoLabel, pseudoWeight, conv, swap, augLabelled)
 )
 
@@ -341,7 +379,7 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		Subgraphs: subgraphs.Get(p), NodeDrop: nodeDrop.Get(p), EdgeDrop: edgeDrop.Get(p), UnknownPrototypes: unknownProtos.Get(p),
 		SinkhornEps: sinkhornEps.Get(p), SinkhornIters: sinkhornIters.Get(p),
 		Tau: tau.Get(p), Eta: eta.Get(p), SupConTau: supConTau.Get(p), SupConWeight: supConWeight.Get(p),
-		KMeansIters: kmeansIters.Get(p), Chunks: gnn.ParamSizeChunks.Get(p),
+		KMeansIters: kmeansIters.Get(p), Chunks: gnn.ParamSizeChunks.Get(p), Layout: gnn.Layout(gnn.ParamLayout.Get(p)),
 		Levers: Levers{UnknownMass: unknownMass.Get(p), Curriculum: curriculum.Get(p),
 			ProjHead: projHead.Get(p), PseudoLabel: pseudoLabel.Get(p), PseudoWeight: pseudoWeight.Get(p),
 			Conv: gnn.Conv(conv.Get(p)), Swap: swap.Get(p), AugmentLabelled: augLabelled.Get(p)},

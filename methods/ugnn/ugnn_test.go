@@ -18,6 +18,7 @@ import (
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
 )
 
@@ -164,6 +165,7 @@ func TestWarmupKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		cfg.Layout = gnn.LayoutDense // as newRun resolves auto on these graphs
 		return &run{cfg: cfg, v: Variants[0], task: &suite.Task{
 			Graphs: make([]datasets.Graph, 10), FeatureDim: 2, NumKnown: 10, Labelled: []int{0, 1, 2}, Labels: []int{0, 1, 0},
 			Unlabelled: []int{3, 4, 5, 6, 7, 8, 9}, Seed: 0, Backend: "go", Dataset: "Letter-high", NumUnknown: 3, Alpha: 1,
@@ -193,6 +195,7 @@ func TestWarmupKey(t *testing.T) {
 		"supcon_tau":    func(r *run) { r.cfg.SupConTau = 0.2 },
 		"supcon_weight": func(r *run) { r.cfg.SupConWeight = 0 },
 		"classes":       func(r *run) { r.cfg.Classes = 9 },
+		"layout":        func(r *run) { r.cfg.Layout = gnn.LayoutEdges }, // same function, other float rounding
 	}
 	for name, change := range changes {
 		r := base()
