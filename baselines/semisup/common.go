@@ -68,6 +68,21 @@ func pretrainEpochs(epochs int, capFactor float64, steps, poolSize, ubatch int) 
 	return max(1, min(epochs, fit))
 }
 
+// unlabelledBatchCap is the most batches of D^u (of ubatch graphs) that
+// one of GLA's passes over D^u takes (docs/protocol.md §5): the whole
+// batches that hold at most perLabelled unlabelled graphs per labelled
+// one, ⌊perLabelled·labelled/ubatch⌋, at least one; 0 (no cap: every batch
+// of D^u) when perLabelled is 0. The official code passes over all of D^u
+// before every pass over D^l: 1.4–6.5 unlabelled graphs per labelled one
+// on Letter-high, COIL-DEL, COLORS-3 and CIFAR10, but ~140 at MNIST's 1%
+// labelled ratio.
+func unlabelledBatchCap(perLabelled float64, labelled, ubatch int) int {
+	if perLabelled == 0 {
+		return 0
+	}
+	return max(1, int(math.Floor(perLabelled*float64(labelled)/float64(ubatch))))
+}
+
 // pretrainEpochsOf is pretrainEpochs with task's parameters and pool.
 func pretrainEpochsOf(task *suite.Task) int {
 	p := task.Params

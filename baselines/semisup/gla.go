@@ -23,7 +23,9 @@ func init() {
 // al., NeurIPS 2022), as its official code does it
 // (brandeis-machine-learning/GLA res_gcn.py, train_eval.py; docs/methods.md,
 // "gla"). One
-// joint stage; every pass over D^l is preceded by a pass over D^u, with
+// joint stage; every pass over D^l is preceded by a pass over D^u (cut
+// to unlabelled_per_labelled graphs per graph of D^l where D^u is larger:
+// MNIST; docs/protocol.md §5), with
 // two Adam states over the same parameters: A_u at lr·lr_unlabelled_factor
 // (halved every lr_decay_step passes) and A_l at lr.
 //
@@ -101,8 +103,14 @@ var (
 	glaNegatives    = suite.Bool("negatives", false, "add other graphs as negatives to the alignment loss")
 	glaProjNorm     = suite.Enum("proj_norm", "none", "what the projection sees: h (none) or h batch-normalised (batch)",
 		"none", "batch").WithLegacy("none")
+	// glaUnlabelledCap is the protocol's rule for GLA's pass over D^u
+	// (docs/protocol.md §5, "Unsupervised passes"; unlabelledBatchCap).
+	// Like pretrain_step_cap its legacy value is its default: it binds on
+	// neither Letter-high nor COIL-DEL (TestGLAUnlabelledCapKeepsOfficialRecipe).
+	glaUnlabelledCap = suite.Float("unlabelled_per_labelled", 8, suite.NonNegative,
+		"cap on each pass over D^u: at most this many unlabelled graphs per labelled graph (0 = no cap: all of D^u)").WithLegacy(8)
 	glaParams = backbone.With(glaLRUnlabelled, glaLRDecay, glaLRDecayStep, glaEta, glaCandidates, glaRadiusStd,
-		paramTau, glaMaxRedraws, glaNegatives, glaProjNorm)
+		paramTau, glaMaxRedraws, glaNegatives, glaProjNorm, glaUnlabelledCap)
 )
 
 // Defaults are glaParams'.
@@ -172,6 +180,7 @@ type glaRun struct {
 	k, dim, redraws            int
 	factor, decay              float64
 	decayStep                  int
+	ucap                       int // batches of D^u a pass takes at most (0: all)
 	selectExec, trainU, trainL *model.Exec
 	optU, optL                 *adam
 }
@@ -188,7 +197,8 @@ func newGLARun(task *suite.Task) (*glaRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &glaRun{n: n, k: k, dim: n.enc.EmbeddingDim(), redraws: redraws, factor: factor, decay: decay, decayStep: decayStep}
+	r := &glaRun{n: n, k: k, dim: n.enc.EmbeddingDim(), redraws: redraws, factor: factor, decay: decay, decayStep: decayStep,
+		ucap: unlabelledBatchCap(glaUnlabelledCap.Get(p), len(task.Labelled), n.ubatch)}
 	if err := r.build(eta, std, tau, negatives, projNorm == "batch"); err != nil {
 		n.close()
 		return nil, err
@@ -341,7 +351,8 @@ func (r *glaRun) batchStep(labelled bool, pass, bi int, idx []int) (loss float64
 	return loss, err == nil, redraws, err
 }
 
-// unlabelledPass is one pass over D^u with A_u at its decayed rate. It
+// unlabelledPass is one pass over D^u with A_u at its decayed rate, cut to
+// its first r.ucap batches where D^u has more (unlabelledBatchCap). It
 // logs unlabelled_loss, unlabelled_skipped (batches whose filter kept ≤ 1
 // graph) and unlabelled_redraws (draws of (n₀, U) beyond the first, summed
 // over the pass: each costs one more selection; many mean the radius
@@ -352,6 +363,9 @@ func (r *glaRun) unlabelledPass(ctx context.Context, pass int, rng *rand.Rand) (
 	batches, err := gnn.EpochBatches(n.task.Graphs, n.task.Unlabelled, n.ubatch, gnn.BatchingRandom, rng)
 	if err != nil {
 		return nil, err
+	}
+	if r.ucap > 0 && len(batches) > r.ucap {
+		batches = batches[:r.ucap]
 	}
 	var skipped, redraws int
 	loss, err := gnn.Pass(ctx, batches, func(bi int, idx []int) (float64, error) {

@@ -62,3 +62,53 @@ func TestPretrainCapKeepsOfficialRecipe(t *testing.T) {
 		})
 	}
 }
+
+// TestUnlabelledBatchCap: the cap is the whole batches that hold the
+// multiple of D^l's graphs, at least one, and 0 turns it off.
+func TestUnlabelledBatchCap(t *testing.T) {
+	for _, c := range []struct {
+		perLabelled            float64
+		labelled, ubatch, want int
+	}{
+		{8, 308, 256, 9}, // MNIST low: 2,464 graphs of its 43,692
+		{8, 240, 256, 7},
+		{8, 240, 64, 30},
+		{1, 100, 256, 1},
+		{0, 308, 256, 0},
+	} {
+		if got := unlabelledBatchCap(c.perLabelled, c.labelled, c.ubatch); got != c.want {
+			t.Errorf("unlabelledBatchCap(%g, %d, %d) = %d, want %d", c.perLabelled, c.labelled, c.ubatch, got, c.want)
+		}
+	}
+}
+
+// TestGLAUnlabelledCapKeepsOfficialRecipe: at GLA's defaults the cap of a
+// pass over D^u is above D^u's batches on the datasets of the stored grids
+// (both ratios, split seed 0), so GLA passes over all of D^u there, as every
+// stored run did; unlabelled_step_cap hashes as absent at its default.
+func TestGLAUnlabelledCapKeepsOfficialRecipe(t *testing.T) {
+	for _, name := range []string{"Letter-high", "COIL-DEL"} {
+		t.Run(name, func(t *testing.T) {
+			ds := datasetstest.Load(t, name)
+			specs, err := suite.Expand(suite.GridConfig{Methods: []string{"gla"}, Datasets: []string{name},
+				Ratios: []string{"low", "high"}, Seeds: []int64{0}, Protocol: suite.DefaultProtocol()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, spec := range specs {
+				split, err := suite.MakeSplit(ds, spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := spec.Params
+				ub := gnn.ParamUnlabelledBatchSize.Get(p)
+				need := (len(split.Unlabelled) + ub - 1) / ub
+				c := unlabelledBatchCap(glaUnlabelledCap.Get(p), len(split.Labelled), ub)
+				t.Logf("%s: D^l %d, D^u %d: %d batches, cap %d", spec.RatioName, len(split.Labelled), len(split.Unlabelled), need, c)
+				if c < need {
+					t.Errorf("%s: cap %d < %d batches of D^u (%d labelled, %d unlabelled)", spec.RatioName, c, need, len(split.Labelled), len(split.Unlabelled))
+				}
+			}
+		})
+	}
+}
