@@ -86,7 +86,8 @@ var infos = []Info{
 	{Name: "REDDIT-MULTI-12K", Classes: 11, Known: 7, Low: 0.30, High: 0.70, InPaper: true, Format: FormatTU,
 		NodeFeature: "none: [1, degree]", PaperGraphs: 11929, PaperClasses: 11, PaperAvgNodes: 391.41, PaperAvgEdges: 456.89},
 	{Name: "COLORS-3", Classes: 11, Known: 7, Low: 0.30, High: 0.80, InPaper: true, Format: FormatTU,
-		NodeFeature: "4-d colour one-hot", PaperGraphs: 10500, PaperClasses: 11, PaperAvgNodes: 61.31, PaperAvgEdges: 91.03},
+		NodeFeature: "4-d colour one-hot", PaperGraphs: 10500, PaperClasses: 11, PaperAvgNodes: 61.31, PaperAvgEdges: 91.03,
+		Steps: 2000}, // measured 2026-11-26 (docs/protocol.md §5): every curve peaks or plateaus by ~1,700 steps
 
 	{Name: "Letter-low", Classes: 15, Known: 10, Low: 0.20, High: 0.40, Format: FormatTU, NodeFeature: "2-d coordinates (x, y)"},
 	{Name: "Letter-med", Classes: 15, Known: 10, Low: 0.20, High: 0.40, Format: FormatTU, NodeFeature: "2-d coordinates (x, y)"},
