@@ -39,10 +39,24 @@ func TestPretrainEpochs(t *testing.T) {
 // pretrain_step_cap hashes as absent at its default. (On MNIST, whose pool
 // is ~44,000 graphs, it binds: TestPretrainEpochs' "cut".)
 func TestPretrainCapKeepsOfficialRecipe(t *testing.T) {
+	forStoredGridTasks(t, []string{"graphcl", "rgcl"}, func(t *testing.T, spec suite.RunSpec, task *suite.Task) {
+		got, full := pretrainEpochsOf(task), paramPretrainEpoch.Get(spec.Params)
+		if got != full {
+			t.Errorf("%s %s: %d of %d pretraining epochs (pool %d, steps %d); want all",
+				spec.Method, spec.RatioName, got, full, len(task.TrainPool()), gnn.ParamSteps.Get(spec.Params))
+		}
+	})
+}
+
+// forStoredGridTasks calls f with the task of every run spec of methods on
+// the datasets of the stored grids (Letter-high, COIL-DEL), both ratios,
+// split seed 0, run seed 0, with the protocol's defaults; each dataset is a
+// subtest, skipped where its data is absent.
+func forStoredGridTasks(t *testing.T, methods []string, f func(t *testing.T, spec suite.RunSpec, task *suite.Task)) {
 	for _, name := range []string{"Letter-high", "COIL-DEL"} {
 		t.Run(name, func(t *testing.T) {
 			ds := datasetstest.Load(t, name)
-			specs, err := suite.Expand(suite.GridConfig{Methods: []string{"graphcl", "rgcl"}, Datasets: []string{name},
+			specs, err := suite.Expand(suite.GridConfig{Methods: methods, Datasets: []string{name},
 				Ratios: []string{"low", "high"}, Seeds: []int64{0}, Protocol: suite.DefaultProtocol()})
 			if err != nil {
 				t.Fatal(err)
@@ -52,12 +66,7 @@ func TestPretrainCapKeepsOfficialRecipe(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				task := suite.NewTask(ds, split, spec, spec.Params)
-				got, full := pretrainEpochsOf(task), paramPretrainEpoch.Get(spec.Params)
-				if got != full {
-					t.Errorf("%s %s: %d of %d pretraining epochs (pool %d, steps %d); want all",
-						spec.Method, spec.RatioName, got, full, len(task.TrainPool()), gnn.ParamSteps.Get(spec.Params))
-				}
+				f(t, spec, suite.NewTask(ds, split, spec, spec.Params))
 			}
 		})
 	}
@@ -85,30 +94,16 @@ func TestUnlabelledBatchCap(t *testing.T) {
 // TestGLAUnlabelledCapKeepsOfficialRecipe: at GLA's defaults the cap of a
 // pass over D^u is above D^u's batches on the datasets of the stored grids
 // (both ratios, split seed 0), so GLA passes over all of D^u there, as every
-// stored run did; unlabelled_step_cap hashes as absent at its default.
+// stored run did; unlabelled_per_labelled hashes as absent at its default.
 func TestGLAUnlabelledCapKeepsOfficialRecipe(t *testing.T) {
-	for _, name := range []string{"Letter-high", "COIL-DEL"} {
-		t.Run(name, func(t *testing.T) {
-			ds := datasetstest.Load(t, name)
-			specs, err := suite.Expand(suite.GridConfig{Methods: []string{"gla"}, Datasets: []string{name},
-				Ratios: []string{"low", "high"}, Seeds: []int64{0}, Protocol: suite.DefaultProtocol()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, spec := range specs {
-				split, err := suite.MakeSplit(ds, spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := spec.Params
-				ub := gnn.ParamUnlabelledBatchSize.Get(p)
-				need := (len(split.Unlabelled) + ub - 1) / ub
-				c := unlabelledBatchCap(glaUnlabelledCap.Get(p), len(split.Labelled), ub)
-				t.Logf("%s: D^l %d, D^u %d: %d batches, cap %d", spec.RatioName, len(split.Labelled), len(split.Unlabelled), need, c)
-				if c < need {
-					t.Errorf("%s: cap %d < %d batches of D^u (%d labelled, %d unlabelled)", spec.RatioName, c, need, len(split.Labelled), len(split.Unlabelled))
-				}
-			}
-		})
-	}
+	forStoredGridTasks(t, []string{"gla"}, func(t *testing.T, spec suite.RunSpec, task *suite.Task) {
+		p := spec.Params
+		ub := gnn.ParamUnlabelledBatchSize.Get(p)
+		need := (len(task.Unlabelled) + ub - 1) / ub
+		c := unlabelledBatchCap(glaUnlabelledCap.Get(p), len(task.Labelled), ub)
+		t.Logf("%s: D^l %d, D^u %d: %d batches, cap %d", spec.RatioName, len(task.Labelled), len(task.Unlabelled), need, c)
+		if c < need {
+			t.Errorf("%s: cap %d < %d batches of D^u (%d labelled, %d unlabelled)", spec.RatioName, c, need, len(task.Labelled), len(task.Unlabelled))
+		}
+	})
 }
