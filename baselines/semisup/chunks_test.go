@@ -15,9 +15,9 @@ import (
 // TestLayOneChunk: with size_chunks = 1 a batch is laid out as before
 // size chunks existed (one padded batch in the batch's order, the layout of
 // the runs stored without the parameter): Pos is 0…len−1 then padding,
-// and the tensors are gnn.NewBatch's.
+// and the tensors are gnn.NewBatch's (dense layout).
 func TestLayOneChunk(t *testing.T) {
-	task := variedTask(t, "graphcl", suite.Params{"size_chunks": 1})
+	task := variedTask(t, "graphcl", suite.Params{"size_chunks": 1, "layout": "dense"})
 	n, err := newNet(task)
 	if err != nil {
 		t.Fatal(err)
@@ -39,10 +39,10 @@ func TestLayOneChunk(t *testing.T) {
 }
 
 // TestLayChunks: size chunks sort the batch by original node count; every
-// position appears once, each chunk pads to its own node bucket, and the
-// labels follow their graphs.
+// position appears once, each chunk pads to its own node bucket (dense
+// layout), and the labels follow their graphs.
 func TestLayChunks(t *testing.T) {
-	task := variedTask(t, "graphcl", nil) // size_chunks 3
+	task := variedTask(t, "graphcl", suite.Params{"layout": "dense"}) // size_chunks 3
 	n, err := newNet(task)
 	if err != nil {
 		t.Fatal(err)

@@ -27,8 +27,8 @@ import (
 // classes predicted for D^u are reported every curve_every passes over
 // D^l and after the last, as gin-topk does), and `size_chunks` 3 (every
 // training batch is padded as that many size-sorted chunks, as gin-topk's
-// batches are: see chunked) and `layout` auto (dense padded batches or
-// the edge list, as gin-topk's: paramLayout). The runs stored before
+// batches are: see chunked) and `layout` edges (the edge list, or dense
+// padded batches, as gin-topk's: paramLayout). The runs stored before
 // size_chunks padded every batch whole: its legacy value is 1
 // (suite.ParamSpec.Legacy); layout's is auto.
 var backbone = suite.Declare(gnn.ParamSteps, gnn.ParamCurveEvery, gnn.ParamBatchSize, gnn.ParamLR,

@@ -19,14 +19,16 @@
 // Batching: every training batch is cut into `size_chunks` size-sorted
 // chunks (net.plan), and every view of one batch (its augmented views,
 // RGCL's rationale and complement views) is laid out by the same plan, so
-// the views' rows stay aligned for the contrastive losses. `layout` (auto,
-// dense or edges; gnn.ChooseLayout: auto is dense up to gnn.DenseMaxNodes
-// = 100 nodes in the task's largest graph, the edge list above) lays out
+// the views' rows stay aligned for the contrastive losses. `layout` (edges
+// by default, dense, or auto; gnn.ChooseLayout: auto is dense up to
+// gnn.DenseMaxNodes = 100 nodes in the task's largest graph, the edge list
+// above) lays out
 // every chunk, prediction batch and ψ-scoring batch of a run: dense padded
 // x [B, N, D], adj [B, N, N], mask [B, N] (gnn.NewBatch, gnn.Encode) or
 // the edge list (gnn.NewEdgeBatch, gnn.EncodeEdges, gnn.EncodeNodesEdges;
 // layout.go). The two compute the same function (TestLayoutsSameRun);
-// auto keeps Letter-* and COIL-DEL on the dense layout of the stored runs.
+// auto, the legacy value, keeps Letter-* and COIL-DEL on the dense layout
+// of the stored runs.
 //
 // Resuming: every row saves its state through Task.Resume (when due) after
 // each pretraining epoch and supervised pass — the store's variables and

@@ -11,8 +11,8 @@ import (
 )
 
 // paramLayout is the batch layout of a run, gnn.ParamLayout (resolved once
-// per run by gnn.ChooseLayout over all of the task's graphs): "dense"
-// padded batches, the "edges" list, or "auto" (dense when the largest
+// per run by gnn.ChooseLayout over all of the task's graphs): the "edges"
+// list (the default), "dense" padded batches, or "auto" (dense when the largest
 // graph has ≤ gnn.DenseMaxNodes nodes, else edges). Every batch of the run
 // — labelled, unlabelled, augmented views, ψ's scores, prediction — and
 // every encoder call follow it; size_chunks still cuts a batch into

@@ -48,8 +48,9 @@ func TestRGCLNodeWeights(t *testing.T) {
 // TestRGCLGradientRoute: with the batch fixed, a loss of the weighted
 // encoder's output has a non-zero gradient on the explainer's variables
 // (the weights are ψ's only route); with p under StopGradient it is 0.
+// Dense layout (the graph below reads x, adj, mask).
 func TestRGCLGradientRoute(t *testing.T) {
-	task := tinyTask(t, "rgcl", nil)
+	task := tinyTask(t, "rgcl", suite.Params{"layout": "dense"})
 	n, err := newNet(task)
 	if err != nil {
 		t.Fatal(err)

@@ -85,10 +85,11 @@ func TestGINTopKLetterHigh(t *testing.T) {
 	}
 }
 
-// TestLayoutParamKeepsHashes: every row's default "layout" (auto) hashes
-// as if the parameter did not exist, so runs stored before it stay found;
-// a forced layout hashes differently; and forcing the edge list on a
-// pooling without one is an error naming the layout.
+// TestLayoutParamKeepsHashes: the TopK rows default to the edge list and
+// SAG and ASAP (no edge-list path) to auto; "layout" auto, the legacy
+// value, hashes as if the parameter did not exist, so runs stored before
+// it stay found; a forced layout hashes differently; and forcing the edge
+// list on a pooling without one is an error naming the layout.
 func TestLayoutParamKeepsHashes(t *testing.T) {
 	for _, name := range []string{"gin-topk", "gcn-topk", "sage-topk", "gin-sag", "gin-asap"} {
 		m, err := suite.Lookup(name)
@@ -96,9 +97,14 @@ func TestLayoutParamKeepsHashes(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := m.Defaults()
-		if p.Str("layout") != string(gnn.LayoutAuto) {
-			t.Fatalf("%s: default layout %v, want auto", name, p["layout"])
+		wantDefault := gnn.LayoutEdges
+		if name == "gin-sag" || name == "gin-asap" {
+			wantDefault = gnn.LayoutAuto // no edge-list path
 		}
+		if p.Str("layout") != string(wantDefault) {
+			t.Fatalf("%s: default layout %v, want %s", name, p["layout"], wantDefault)
+		}
+		p["layout"] = string(gnn.LayoutAuto)
 		with := suite.RunSpec{Method: name, Dataset: "COIL-DEL", Ratio: 0.2, Params: p, Protocol: suite.DefaultProtocol()}
 		without := with
 		without.Params = p.Clone()

@@ -38,9 +38,10 @@ func protocolTask(tb testing.TB, name, ratio string, params suite.Params) *suite
 }
 
 // BenchmarkTrainEpochCOILDEL measures one training epoch of gin-topk
-// (defaults: hidden 128, 2 GIN layers per stage, TopK 0.8, batch 256) on
-// COIL-DEL's low-ratio labelled set (1,600 graphs, 7 steps), with random
-// (default) and size-bucketed batching.
+// (defaults: hidden 128, 2 GIN layers per stage, TopK 0.8, batch 256, the
+// default layout of ParamLayout) on COIL-DEL's low-ratio labelled set
+// (1,600 graphs, 7 steps), with random (default) and size-bucketed
+// batching.
 func BenchmarkTrainEpochCOILDEL(b *testing.B) {
 	for _, c := range []struct {
 		name     string
@@ -56,10 +57,16 @@ func benchTrainEpoch(b *testing.B, dataset string, batching Batching, chunks int
 }
 
 // benchEpoch times TrainEpoch of a classifier with enc's conv and pool
-// (hidden 128, 2 layers per stage, ρ 0.8, batch 256) on dataset's low-ratio
-// labelled set; the first epoch, which compiles, is outside the timer.
+// (hidden 128, 2 layers per stage, ρ 0.8, batch 256, ParamLayout's
+// default; auto for a pooling without an edge-list path, as the rows
+// declare) on dataset's low-ratio labelled set; the first epoch, which
+// compiles, is outside the timer.
 func benchEpoch(b *testing.B, dataset string, enc EncoderConfig, batching Batching, chunks int) {
-	benchTaskEpoch(b, protocolTask(b, dataset, "low", nil), enc, batching, chunks, 256, LayoutAuto)
+	layout := Layout(ParamLayout.Spec().Default.(string))
+	if !enc.SupportsEdges() {
+		layout = LayoutAuto
+	}
+	benchTaskEpoch(b, protocolTask(b, dataset, "low", nil), enc, batching, chunks, 256, layout)
 }
 
 // benchTaskEpoch is benchEpoch on any task, batch size and layout.

@@ -39,11 +39,16 @@ var (
 	ParamCurveEvery = suite.Int("curve_every", 0, suite.NonNegative,
 		"report D^u's closed-set accuracy every N passes over D^l (0 = never); changes nothing computed")
 	// ParamLayout is the batch layout (Layout, resolved by ChooseLayout):
-	// auto, dense or edges. Its legacy value is auto: auto picks the dense
-	// layout for every dataset of the stored grids (Letter-*, COIL-DEL:
-	// DenseMaxNodes), the layout their runs used, so it hashes as if
-	// absent.
-	ParamLayout = suite.Enum("layout", string(LayoutAuto),
-		"batch layout (time and memory only): auto, dense or edges",
+	// edges, dense or auto. Its default is the edge list, the faster layout
+	// at every size measured (CPU s per gin-topk epoch, edges vs dense:
+	// Letter-high 0.083 vs 0.100, COIL-DEL 1.57 vs 1.83, COLORS-3 5.4 vs
+	// 9.6; docs/speed.md "Large graphs"); rows whose pooling has no edge-list
+	// path (SAG, ASAP) default to auto, which is dense for them. Its legacy
+	// value is auto: auto picks the dense layout for every dataset of the
+	// runs stored before the edge list became the default (Letter-*,
+	// COIL-DEL: DenseMaxNodes), the layout those runs used, so it hashes
+	// as if absent and they keep their hashes and numbers.
+	ParamLayout = suite.Enum("layout", string(LayoutEdges),
+		"batch layout (time and memory only): edges, dense or auto (dense up to 100 nodes, the legacy rule)",
 		string(LayoutAuto), string(LayoutDense), string(LayoutEdges)).WithLegacy(string(LayoutAuto))
 )

@@ -255,7 +255,7 @@ func bigGraph(n, dim int) datasets.Graph {
 	return g
 }
 
-// TestLayoutAuto: layout auto (the default of ugnn and ugnn-plus) resolves
+// TestLayoutAuto: layout auto (the legacy rule of ugnn and ugnn-plus) resolves
 // to the dense layout on Letter-high (≤ 9 nodes) and to the edge list once
 // the task holds a graph above gnn.DenseMaxNodes = 100 nodes (COLORS-3 has
 // 200), where the run predicts that graph; an explicit layout is kept.
@@ -295,9 +295,9 @@ func TestLayoutAuto(t *testing.T) {
 }
 
 // TestLayoutParam: every registered UGNN method (the variants and
-// ugnn-plus) declares layout, default auto, whose legacy value auto
+// ugnn-plus) declares layout, default edges, whose legacy value auto
 // hashes as if the parameter were absent (the runs stored before it),
-// while a forced layout hashes differently.
+// while the default and a forced layout hash differently.
 func TestLayoutParam(t *testing.T) {
 	names := []string{PlusName}
 	for _, v := range Variants {
@@ -310,20 +310,22 @@ func TestLayoutParam(t *testing.T) {
 		}
 		set := suite.ParamsOf(m)
 		sp, ok := set.Lookup("layout")
-		if !ok || sp.Default != string(gnn.LayoutAuto) || sp.Legacy != string(gnn.LayoutAuto) {
-			t.Errorf("%s: layout declared %v, default %v, legacy %v; want auto, auto", name, ok, sp.Default, sp.Legacy)
+		if !ok || sp.Default != string(gnn.LayoutEdges) || sp.Legacy != string(gnn.LayoutAuto) {
+			t.Errorf("%s: layout declared %v, default %v, legacy %v; want edges, auto", name, ok, sp.Default, sp.Legacy)
 			continue
 		}
 		spec := defaultSpec(name)
 		spec.Params = m.Defaults()
+		byDefault := spec.Hash()
+		spec.Params["layout"] = string(gnn.LayoutAuto)
 		without := spec
 		without.Params = spec.Params.Clone()
 		delete(without.Params, "layout")
 		forced := spec
 		forced.Params = spec.Params.Clone()
 		forced.Params["layout"] = string(gnn.LayoutDense)
-		if spec.Hash() != without.Hash() || forced.Hash() == spec.Hash() {
-			t.Errorf("%s: layout=auto hashes as without it: %v; layout=dense differently: %v", name, spec.Hash() == without.Hash(), forced.Hash() != spec.Hash())
+		if spec.Hash() != without.Hash() || forced.Hash() == spec.Hash() || byDefault == spec.Hash() {
+			t.Errorf("%s: layout=auto hashes as without it: %v; layout=dense differently: %v; the default differently: %v", name, spec.Hash() == without.Hash(), forced.Hash() != spec.Hash(), byDefault != spec.Hash())
 		}
 	}
 }

@@ -26,6 +26,7 @@ var defaultSpecHashes = map[string]string{
 func defaultSpec(name string) suite.RunSpec {
 	p := method{Variants[0]}.Defaults()
 	p["steps"] = 500
+	p["layout"] = string(gnn.LayoutAuto) // the stored runs' layout (legacy value)
 	return suite.RunSpec{Method: name, Dataset: "Letter-high", RatioName: "low", Ratio: 0.2, Params: p,
 		Protocol: suite.Protocol{ClassSplit: "first", TestFrac: 0.2, Alpha: 1}}
 }
@@ -492,6 +493,7 @@ func TestAugmentLabelled(t *testing.T) {
 	batch := func(on bool, step int) []any {
 		p := lt.params(1)
 		p["augment_labelled"] = on
+		p["layout"] = string(gnn.LayoutDense) // reads the dense inputs: x, adj, mask, …
 		var reported [][]int
 		r := startRun(t, lt.task(p, 1, &reported), Variants[0])
 		args, kl := r.labelledBatch(idx, step)

@@ -63,11 +63,12 @@
 // predictions and embeddings handed to the scorers — is laid out either as
 // padded dense blocks (x [B,N,D], adj [B,N,N]) or as one edge list
 // (gnn.NewEdgeBatch), and Φ is compiled for that layout (encode or
-// encodeEdges, the same variables). The default auto takes the edge list
-// when the task's largest graph has more than gnn.DenseMaxNodes = 100
-// nodes (COLORS-3, the superpixel datasets), the dense layout of the
-// stored runs otherwise (gnn.ChooseLayout). The two compute the same
-// function and differ at float rounding.
+// encodeEdges, the same variables). The default is the edge list, the
+// faster of the two (gnn.ParamLayout); auto, the legacy rule, takes the
+// edge list when the task's largest graph has more than gnn.DenseMaxNodes
+// = 100 nodes and the dense layout of the stored runs otherwise
+// (gnn.ChooseLayout). The two compute the same function and differ at
+// float rounding.
 package ugnn
 
 import (
@@ -315,11 +316,10 @@ func (m method) Doc() string  { return m.v.Doc }
 // protocol v2) only reports D^u's accuracy during training and changes
 // nothing a run computes, so at 0 it hashes as if absent, and
 // unlabelled_batch_size (added with it) was batch_size before, 256.
-// layout (gnn.ParamLayout, Config.Layout; added after the levers) is auto
-// by default and as legacy value: auto is the dense layout of every run
-// stored before it on Letter-* and COIL-DEL (≤ 100 nodes), so those keep
-// their hashes and their numbers; COLORS-3 (200 nodes) and larger graphs
-// run in the edge list.
+// layout (gnn.ParamLayout, Config.Layout; added after the levers) is the
+// edge list by default; its legacy value is auto, the dense layout of
+// every run stored before it on Letter-* and COIL-DEL (≤ 100 nodes), so
+// those keep their hashes and their numbers.
 var (
 	warmupFrac    = suite.Float("warmup_frac", 0.5, suite.UnitInterval, "fraction of steps spent in the warm-up")
 	cycles        = suite.Int("cycles", 5, suite.AtLeastOne, "curriculum cycles T (capped at the semi-supervised steps)")
