@@ -76,7 +76,7 @@ func init() {
 // before the cosine. The suite head has no BatchNorm, and with `none`
 // E4 sits at its floor −1/τ (cos(proj(h), proj(h̃)) ≈ 1) from the first
 // unlabelled pass on Letter-high and COIL-DEL alike. `batch` puts
-// MaskedBatchNorm (its own γ, β; each view normalised over its own batch,
+// gnn.MaskedBatchNorm (its own γ, β; each view normalised over its own batch,
 // as the official two forward passes are) between h and proj; the
 // classifier still reads h. The default stays none until it is measured.
 // The supervised budget `steps` counts labelled batches, taken or skipped.
@@ -118,31 +118,6 @@ func (gla) Defaults() suite.Params { return glaParams.Defaults() }
 
 // ParamSet declares GLA's parameters (suite.ParamSetter).
 func (gla) ParamSet() suite.ParamSet { return glaParams }
-
-// MaskedBatchNorm is training-mode batch normalisation over the real rows
-// of x (weight > 0): y = γ ⊙ (x − μ)/√(σ² + 1e-5) + β, with μ and σ² the
-// weighted mean and biased variance over the batch axis and γ ("gamma",
-// initialised to 1) and β ("beta", 0) learnt in scope: PyTorch's
-// BatchNorm1d in training mode, as GLA's bn_hidden feeds its proj_head
-// (res_gcn.py:270-277). No running statistics: GLA's projection head is
-// used in training only. Padding rows get finite values and are masked
-// downstream. x [B, D], weight [B] → [B, D].
-func MaskedBatchNorm(scope *model.Scope, x, weight *Node) *Node {
-	g, d := x.Graph(), x.Shape().Dim(-1)
-	w := InsertAxes(weight, -1)
-	tot := Max(ReduceAllSum(weight), ScalarOne(g, x.DType()))
-	mean := Div(ReduceSum(Mul(x, w), 0), tot)
-	c := Sub(x, InsertAxes(mean, 0))
-	v := Div(ReduceSum(Mul(Square(c), w), 0), tot)
-	ones := make([]float32, d)
-	for i := range ones {
-		ones[i] = 1
-	}
-	gamma := scope.VariableWithValue("gamma", tensors.FromFlatDataAndDimensions(ones, d)).NodeValue(g)
-	beta := scope.VariableWithValue("beta", tensors.FromFlatDataAndDimensions(make([]float32, d), d)).NodeValue(g)
-	y := Div(c, InsertAxes(Sqrt(AddScalar(v, 1e-5)), 0))
-	return Add(Mul(y, InsertAxes(gamma, 0)), InsertAxes(beta, 0))
-}
 
 // GLARadiusBase is c = Σ_i w_i ‖z_i − z̄‖ / Σ_i w_i with z̄ the weighted
 // mean of the real rows: z [B, D], weight [B] → scalar (no gradient is
@@ -250,7 +225,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 			ht, lt := head(scope.At("head"), zt, hidden, classes)
 			ph, pht := f.h, ht
 			if projBN {
-				ph, pht = MaskedBatchNorm(scope.At("proj_bn"), ph, f.w), MaskedBatchNorm(scope.At("proj_bn"), pht, f.w)
+				ph, pht = gnn.MaskedBatchNorm(scope.At("proj_bn"), ph, f.w), gnn.MaskedBatchNorm(scope.At("proj_bn"), pht, f.w)
 			}
 			u := gnn.MLP(scope.At("proj"), ph, hidden, hidden)
 			v := gnn.MLP(scope.At("proj"), pht, hidden, hidden)

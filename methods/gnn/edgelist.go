@@ -192,6 +192,23 @@ func GINConvEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node, hidden i
 	return maskNodes2(z, mask)
 }
 
+// GINConvBNEdges is GINConvBN in the edge-list layout (same variables):
+// per part i, hs[i] [Nodes, Din], es[i], masks[i] [Nodes] and ws[i]
+// [Nodes] the nodes' weights in BatchNorm's statistics (RealNodesEdges)
+// → [Nodes, hidden], padding rows 0.
+func GINConvBNEdges(scope *model.Scope, hs []*Node, es []EdgeGraph, masks, ws []*Node, hidden int) []*Node {
+	eps := scope.VariableWithValue("eps", float32(0)).NodeValue(hs[0].Graph())
+	zs := make([]*Node, len(hs))
+	for i, h := range hs {
+		zs[i] = Add(Mul(OnePlus(eps), h), EdgePropagate(h, es[i]))
+	}
+	zs = ginMLPBN(scope, zs, ws, hidden)
+	for i := range zs {
+		zs[i] = maskNodes2(zs[i], masks[i])
+	}
+	return zs
+}
+
 // maskNodes2 zeroes the padding rows of h [Nodes, D] with mask [Nodes].
 func maskNodes2(h, mask *Node) *Node { return Mul(h, InsertAxes(mask, -1)) }
 

@@ -115,8 +115,8 @@ func maskNodes(h, mask *Node) *Node {
 // GINConv is one GIN-ε layer (Xu et al. 2019, "How Powerful are Graph Neural
 // Networks?", eq. 4.1): h'_i = MLP((1+ε)·h_i + Σ_{j∈N(i)} h_j) with learnable
 // ε (initialised 0) and a two-layer MLP (Linear–ReLU–Linear) followed by
-// ReLU. Batch norm is left out of the MLP because GoMLX's batch norm cannot
-// mask padding rows.
+// ReLU. The official code's BatchNorm (in the MLP and after it) is left
+// out here; GINConvBN is the layer with it.
 //
 // h [B, N, Din], adj [B, N, N], mask [B, N] → [B, N, hidden], padding rows 0.
 func GINConv(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
@@ -125,6 +125,31 @@ func GINConv(scope *model.Scope, h, adj, mask *Node, hidden int) *Node {
 	z := GINAggregate(h, adj, eps)
 	z = mlp(scope.In("mlp"), z, true, hidden, hidden)
 	return maskNodes(z, mask)
+}
+
+// GINConvBN is GINConv with BatchNorm as the official GIN code has it
+// (github.com/weihua916/powerful-gnns, models/mlp.py:48 and
+// models/graphcnn.py:163-167): h'_i = ReLU(BN(W₂·ReLU(BN(W₁·z_i + b₁)) +
+// b₂)) with z_i = (1+ε)·h_i + Σ_{j∈N(i)} h_j, over the size chunks of one
+// batch, normalised together (BatchNorm: masked statistics over the real
+// nodes of all parts in a training graph, the running statistics in an
+// inference graph). The same variables as GINConv, plus BatchNorm's
+// "mlp/bn_0" and "bn".
+//
+// Per part i: hs[i] [B, N, Din], adjs[i] [B, N, N], masks[i] [B, N], and
+// ws[i] [B, N] the nodes' weights in the statistics (RealNodes: the mask
+// without the padding slots' zero nodes) → [B, N, hidden], padding rows 0.
+func GINConvBN(scope *model.Scope, hs, adjs, masks, ws []*Node, hidden int) []*Node {
+	eps := scope.VariableWithValue("eps", float32(0)).NodeValue(hs[0].Graph())
+	zs := make([]*Node, len(hs))
+	for i, h := range hs {
+		zs[i] = GINAggregate(h, adjs[i], eps)
+	}
+	zs = ginMLPBN(scope, zs, ws, hidden)
+	for i := range zs {
+		zs[i] = maskNodes(zs[i], masks[i])
+	}
+	return zs
 }
 
 // TopKScore is the node score of TopK pooling (Gao & Ji 2019, "Graph
