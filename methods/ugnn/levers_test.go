@@ -35,7 +35,7 @@ func defaultSpec(name string) suite.RunSpec {
 var leverValues = map[string]any{
 	"unknown_mass": true, "curriculum": CurriculumCount, "proj_head": true,
 	"pseudo_label": 0.95, "pseudo_weight": 0.5, "conv": "sage",
-	"swap": true, "augment_labelled": true,
+	"swap": true, "augment_labelled": true, "batch_norm": true,
 }
 
 // TestDefaultSpecHash: the default spec of every variant, the levers at

@@ -417,11 +417,12 @@ func (r *run) warmupKey() string {
 		ProjHead                      bool   `json:",omitempty"` // levers: absent at their defaults
 		Conv                          string `json:",omitempty"`
 		AugmentLabelled               bool   `json:",omitempty"`
+		BatchNorm                     bool   `json:",omitempty"`
 		Layout                        string `json:",omitempty"` // resolved; absent for dense, the layout of the keys before it
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
 		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN)), c.AugmentLabelled,
-		nonDefault(string(c.Layout), string(gnn.LayoutDense))})
+		c.BatchNorm, nonDefault(string(c.Layout), string(gnn.LayoutDense))})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }

@@ -55,7 +55,10 @@
 // curriculum=count (⌈(t/T)·α·K⌉ graphs per cycle), proj_head (a
 // projection head before the normalised space), pseudo_label and
 // pseudo_weight (FixMatch-style pseudo-labels on ψ), conv=sage (the
-// GraphSAGE backbone) and swap (SwAV's swapped prediction).
+// GraphSAGE backbone), swap (SwAV's swapped prediction), augment_labelled
+// (perturbed views of the labelled graphs in L^l) and batch_norm (the
+// official GIN code's BatchNorm in every GIN layer, masked, with running
+// statistics for prediction).
 //
 // Batch layout (parameter layout, Config.Layout): every batch of a run —
 // labelled batches and their size chunks, the augment_labelled views, the
@@ -172,9 +175,10 @@ type Levers struct {
 	// ψ still reads z. Without it that space is z itself, which is ≥ 0
 	// (a mean‖max readout of ReLU outputs), so every cosine is ≥ 0. The
 	// papers' heads put BatchNorm after the first Linear; this one has
-	// none, because the head also runs outside training (prototypes,
-	// embeddings), where a masked BatchNorm would need running statistics
-	// that the suite's layers do not keep.
+	// none: the head also runs outside training (prototypes, embeddings),
+	// where BatchNorm needs running statistics, which the suite's layers
+	// did not keep when the lever was added (gnn.BatchNorm, added with
+	// batch_norm, keeps them).
 	ProjHead bool
 	// PseudoLabel (pseudo_label, default 0 = off) and PseudoWeight
 	// (pseudo_weight, default 1): FixMatch's unlabelled loss (Sohn et al.
@@ -208,6 +212,25 @@ type Levers struct {
 	// batch (Sohn et al. 2020). UGNN's unknown score (§4.2) asks ψ about
 	// node-deleted subgraphs, which the paper's ψ never sees in training.
 	AugmentLabelled bool
+	// BatchNorm (batch_norm, default false): BatchNorm in every GIN layer
+	// of Φ (both stages and the scoring GNN), where the official GIN code
+	// has it (Xu et al. 2019, "How Powerful are Graph Neural Networks?";
+	// github.com/weihua916/powerful-gnns models/mlp.py:48 and
+	// models/graphcnn.py:163-167): Linear → BatchNorm → ReLU → Linear →
+	// BatchNorm → ReLU instead of Linear → ReLU → Linear → ReLU
+	// (gnn.GINConvBN, gnn.GINConvBNEdges). PyTorch's BatchNorm1d
+	// (momentum 0.1, eps 1e-5, learnt γ, β; gnn.BatchNorm), masked: the
+	// statistics are over the real nodes of the batch only, not the
+	// padding rows, the nodes the pooling dropped or the zero nodes of
+	// padding graph slots, and over all size chunks of a batch together.
+	// The training steps normalise with each forward pass's batch
+	// statistics and move the running mean and variance once per pass
+	// (labelled batch, view 1, view 2: three moves per semi-supervised
+	// step); every prediction (the OOD scores, the prototypes, the
+	// embeddings, the final predictions) normalises with the running
+	// statistics, PyTorch's eval mode. GIN only: configFrom rejects it
+	// with conv = sage, which has no MLP.
+	BatchNorm bool
 }
 
 // The values of Levers.Curriculum.
@@ -281,10 +304,11 @@ const PlusName = "ugnn-plus"
 // stay off; augment_labelled lowered knn:du_accuracy alone and on top of
 // the two kept levers, and stays off. They remain parameters of ugnn-plus.
 //
-// Parameters added after ugnn-plus (augment_labelled, layout) keep their
-// legacy values, so that its stored runs keep their hashes.
+// Parameters added after ugnn-plus (augment_labelled, layout, batch_norm)
+// keep their legacy values, so that its stored runs keep their hashes.
+// batch_norm needs conv = gin (Levers.BatchNorm).
 var plusParams = params.Replace(conv.WithDefault(string(gnn.ConvSAGE)), unknownMass.WithDefault(true)).WithoutLegacy().
-	Replace(augLabelled, gnn.ParamLayout)
+	Replace(augLabelled, gnn.ParamLayout, batchNorm)
 
 // plus is UGNN+ (ugnn-plus): the full UGNN with plusParams' defaults.
 type plus struct{ method }
@@ -301,7 +325,8 @@ func (plus) Defaults() suite.Params { return plusParams.Defaults() }
 func (plus) ParamSet() suite.ParamSet { return plusParams }
 
 // LegacyParams are plusParams' legacy values: those of the parameters
-// added after ugnn-plus (augment_labelled, layout); the suite reads them
+// added after ugnn-plus (augment_labelled, layout, batch_norm); the suite
+// reads them
 // from ParamSet.
 func (plus) LegacyParams() suite.Params { return plusParams.Legacy() }
 
@@ -343,6 +368,7 @@ var (
 	conv         = suite.Enum("conv", string(gnn.ConvGIN), "lever: message-passing layer, gin or sage", string(gnn.ConvGIN), string(gnn.ConvSAGE)).WithLegacy(string(gnn.ConvGIN))
 	swap         = suite.Bool("swap", false, "lever: SwAV's swapped prediction in L^u").WithLegacy(false)
 	augLabelled  = suite.Bool("augment_labelled", false, "lever: node- or edge-deleted views of the labelled graphs in L^l").WithLegacy(false)
+	batchNorm    = suite.Bool("batch_norm", false, "lever: BatchNorm in the GIN layers' MLPs, as the official GIN code (masked; running statistics for prediction)").WithLegacy(false)
 
 	// params are UGNN's, shared by all five variants; its labelled
 	// batch must hold two graphs (the supervised contrastive loss).
@@ -352,7 +378,7 @@ var (
 		gnn.ParamHidden, gnn.ParamLayers, gnn.ParamPoolRatio,
 		subgraphs, nodeDrop, edgeDrop, unknownProtos, sinkhornEps, sinkhornIters, tau, eta,
 		supConTau, supConWeight, kmeansIters, gnn.ParamSizeChunks, gnn.ParamLayout,
-		unknownMass, curriculum, projHead, pseudoLabel, pseudoWeight, conv, swap, augLabelled)
+		unknownMass, curriculum, projHead, pseudoLabel, pseudoWeight, conv, swap, augLabelled, batchNorm)
 )
 
 // Defaults are params', shared by all five variants.
@@ -382,7 +408,10 @@ func configFrom(p suite.Params, classes int) (Config, error) {
 		KMeansIters: kmeansIters.Get(p), Chunks: gnn.ParamSizeChunks.Get(p), Layout: gnn.Layout(gnn.ParamLayout.Get(p)),
 		Levers: Levers{UnknownMass: unknownMass.Get(p), Curriculum: curriculum.Get(p),
 			ProjHead: projHead.Get(p), PseudoLabel: pseudoLabel.Get(p), PseudoWeight: pseudoWeight.Get(p),
-			Conv: gnn.Conv(conv.Get(p)), Swap: swap.Get(p), AugmentLabelled: augLabelled.Get(p)},
+			Conv: gnn.Conv(conv.Get(p)), Swap: swap.Get(p), AugmentLabelled: augLabelled.Get(p), BatchNorm: batchNorm.Get(p)},
+	}
+	if c.BatchNorm && c.Conv != gnn.ConvGIN {
+		return Config{}, fmt.Errorf("batch_norm: BatchNorm sits in GIN's MLPs; conv %q has none (want conv %q)", c.Conv, gnn.ConvGIN)
 	}
 	c.WarmupSteps = int(math.Round(c.WarmupFrac * float64(c.Steps)))
 	c.SemiSteps = c.Steps - c.WarmupSteps

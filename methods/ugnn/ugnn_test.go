@@ -196,6 +196,7 @@ func TestWarmupKey(t *testing.T) {
 		"supcon_weight": func(r *run) { r.cfg.SupConWeight = 0 },
 		"classes":       func(r *run) { r.cfg.Classes = 9 },
 		"layout":        func(r *run) { r.cfg.Layout = gnn.LayoutEdges }, // same function, other float rounding
+		"batch_norm":    func(r *run) { r.cfg.BatchNorm = true },
 	}
 	for name, change := range changes {
 		r := base()
