@@ -24,10 +24,10 @@ import (
 // (docs/speed.md). Execs marks every graph it compiles as training
 // (model.Store.SetTraining) before the graph function reads a variable,
 // so every run reads the current variables; an inference graph is marked
-// as such besides (IsInference), and the one layer that behaves
-// differently while training, ASAP's attention dropout, reads that mark
-// instead. Every other layer of the repository computes the same function
-// in training and inference.
+// as such besides (IsInference), and the layers that behave differently
+// while training, ASAP's attention dropout and BatchNorm (batch or running
+// statistics), read that mark instead. Every other layer of the repository
+// computes the same function in training and inference.
 type Execs struct {
 	backend compute.Backend
 	store   *model.Store
@@ -75,8 +75,8 @@ func (e *Execs) compile(fn func(scope *model.Scope, in []*Node) []*Node, inferen
 }
 
 // IsInference reports whether g was compiled by Execs.Infer: a layer with
-// a training-only behaviour (dropout) must check it besides GoMLX's
-// training mark, which Execs sets on every graph.
+// a training-only behaviour (dropout, BatchNorm's batch statistics) must
+// check it besides GoMLX's training mark, which Execs sets on every graph.
 func IsInference(g *Graph) bool {
 	v, _ := model.GetGraphParam(g, graphParamInference)
 	b, _ := v.(bool)
