@@ -12,10 +12,36 @@ import (
 	"syscall"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/internal/supervisor"
 	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/runs"
 	"github.com/ugbench/ugbench/suite"
 )
+
+// supervisedEnv marks the child process of --restart-after-crash, which
+// runs the grid itself.
+const supervisedEnv = "UGBENCH_GRID_SUPERVISED"
+
+// superviseGrid runs `bench grid args` as a child process under
+// supervisor.Run, restarting it after a runtime fatal error at most
+// restarts times, and exits with the last child's status.
+func superviseGrid(args []string, restarts int) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("--restart-after-crash: %w", err)
+	}
+	code, err := supervisor.Run(context.Background(), supervisor.Command{
+		Path: exe, Args: append([]string{"grid"}, args...), Env: append(os.Environ(), supervisedEnv+"=1"),
+		Stdout: os.Stdout, Stderr: os.Stderr,
+	}, restarts, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
 
 var errInterrupted = errors.New("interrupted: finished runs are stored; rerun the same command to resume")
 
@@ -43,6 +69,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress bar; one line per finished run")
 	scoreSpecs := fs.StringSlice("scores", suite.DefaultScorers(), "post-hoc unknown scorers applied to every GNN and kernel run beside its native score, e.g. knn:k=5,energy:t=2 (see `bench scorers`); \"none\" applies none")
 	keepOutputs := fs.Bool("keep-outputs", true, "store each run's logits and embeddings (float16, gzip) so that `bench rescore` can add scorers without retraining")
+	restarts := fs.Int("restart-after-crash", 0, "run the grid in a child process and rerun it, at most N times, when it dies of a Go runtime fatal error (\"fatal error: …\", e.g. the AVX2 SIMD fault in README); it resumes by config hash, so only the runs in flight start over; 0 runs in this process")
 	shardFlag := fs.String("shard", "", "run only shard I of N of the grid, I/N with 0 ≤ I < N (specs are split by config hash); env/N reads I from $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -52,6 +79,12 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	if *resumeEvery < 0 {
 		return fmt.Errorf("--resume-every %v: want a duration ≥ 0 (0 disables)", *resumeEvery)
+	}
+	if *restarts < 0 {
+		return fmt.Errorf("--restart-after-crash %d: want ≥ 0", *restarts)
+	}
+	if *restarts > 0 && !*dryRun && os.Getenv(supervisedEnv) == "" {
+		return superviseGrid(args, *restarts)
 	}
 	if _, err := datasets.RegisterUserDatasets(datasets.DataDir(*dataDir)); err != nil {
 		return err
