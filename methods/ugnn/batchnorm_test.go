@@ -20,11 +20,7 @@ import (
 // true differently; configFrom rejects it on the SAGE backbone (ugnn-plus's
 // default conv), which has no MLP, and accepts it on GIN.
 func TestBatchNormParam(t *testing.T) {
-	names := []string{PlusName}
-	for _, v := range Variants {
-		names = append(names, v.Name)
-	}
-	for _, name := range names {
+	for _, name := range methodNames() {
 		m, err := suite.Lookup(name)
 		if err != nil {
 			t.Fatal(err)

@@ -323,16 +323,21 @@ func TestLayoutAuto(t *testing.T) {
 	}
 }
 
+// methodNames are the registered UGNN methods: ugnn-plus and the variants.
+func methodNames() []string {
+	names := []string{PlusName}
+	for _, v := range Variants {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
 // TestLayoutParam: every registered UGNN method (the variants and
 // ugnn-plus) declares layout, default edges, whose legacy value auto
 // hashes as if the parameter were absent (the runs stored before it),
 // while the default and a forced layout hash differently.
 func TestLayoutParam(t *testing.T) {
-	names := []string{PlusName}
-	for _, v := range Variants {
-		names = append(names, v.Name)
-	}
-	for _, name := range names {
+	for _, name := range methodNames() {
 		m, err := suite.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
