@@ -29,7 +29,8 @@ const RunSecondsMetric = "run_seconds"
 // tables (Chance is always on). When some run stores a post-hoc unknown
 // score (issue 28: LABEL:METRIC metrics), a section "Unknown scores"
 // follows the OOD AUROC: ScorersTable's rows × scores tables of accuracy
-// and ood_auroc, with the paper's UGNN accuracy beside them; without
+// and ood_auroc, one per dataset (ScorersTablesByDataset), with the
+// paper's UGNN accuracy beside them; without
 // such runs the document is as before. command is the command line to
 // print as the document's source.
 //
@@ -124,7 +125,7 @@ func writeScores(w *bufio.Writer, done []runs.Run, opts Options) error {
 		return nil
 	}
 	fmt.Fprintf(w, "## Unknown scores\n\n")
-	fmt.Fprintf(w, "Each row's classifier under every unknown score of its runs: native is the method's own, the others (%s) are post-hoc scorers fitted on D^l, put through the same threshold rule (⌈αK_u⌉ highest on D^u). Columns are dataset-ratio × score; the best score of each row and column group is in bold.\n\n",
+	fmt.Fprintf(w, "Each row's classifier under every unknown score of its runs: native is the method's own, the others (%s) are post-hoc scorers fitted on D^l, put through the same threshold rule (⌈αK_u⌉ highest on D^u). One table per dataset; columns are ratio × score; the best score of each row and ratio is in bold.\n\n",
 		strings.Join(scores[1:], ", "))
 	if chosen, _, err := ResolveScore(done, DuChoice); err == nil {
 		o := opts
@@ -142,19 +143,17 @@ func writeScores(w *bufio.Writer, done []runs.Run, opts Options) error {
 		}
 	}
 	for _, m := range []string{suite.MetricAccuracy, suite.MetricOODAUROC} {
-		t := ScorersTable(done, m, opts)
-		if len(t.Rows) == 0 || len(t.Columns) == 0 {
-			continue
+		for _, t := range ScorersTablesByDataset(done, m, opts) {
+			fmt.Fprintf(w, "### %s on %s\n\n", m, t.Columns[0].Dataset)
+			t.Title, t.Caption = "", ""
+			if err := table.Render(w, t, "md"); err != nil {
+				return err
+			}
+			if line := paperUGNNLine(t); line != "" {
+				fmt.Fprintf(w, "\n%s\n", line)
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "### %s\n\n", m)
-		t.Title, t.Caption = "", ""
-		if err := table.Render(w, t, "md"); err != nil {
-			return err
-		}
-		if line := paperUGNNLine(t); line != "" {
-			fmt.Fprintf(w, "\n%s\n", line)
-		}
-		fmt.Fprintln(w)
 	}
 	return nil
 }

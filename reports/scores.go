@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/ugbench/ugbench/reports/selection"
@@ -101,8 +102,12 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *table.Table {
 	for _, s := range scores {
 		subs = append(subs, subMetric{s, ScoredMetric(s, metric)})
 	}
+	title := "Unknown scores: " + metric
+	if len(opts.Datasets) == 1 {
+		title += " on " + opts.Datasets[0]
+	}
 	t := build(kept, subs, opts, tableDefaults{
-		title:   "Unknown scores: " + metric,
+		title:   title,
 		caption: metric + " of each row under each unknown score (native: the method's own; the others post-hoc), mean ± sample std over seeds; the best score of each row and column group is marked.",
 		label:   "tab:scorers_" + metric,
 	})
@@ -147,6 +152,36 @@ func ScorersTable(rs []runs.Run, metric string, opts Options) *table.Table {
 	sortWarnings(t.Warnings, opts.MethodOrder, opts.DatasetOrder)
 	noteUnscored(t, scored)
 	return t
+}
+
+// ScorersTablesByDataset is ScorersTable once per dataset of rs (those of
+// opts.Datasets when set), in opts.DatasetOrder (nil: DefaultDatasetOrder):
+// each table has one dataset's ratios × scores as columns (2 × 8 with the
+// default scorers) rather than every dataset's, which no page can show.
+// Datasets whose table would be empty are left out.
+func ScorersTablesByDataset(rs []runs.Run, metric string, opts Options) []*table.Table {
+	keep := set(opts.Datasets)
+	present := map[string]bool{}
+	for _, r := range rs {
+		if keep == nil || keep[r.Spec.Dataset] {
+			present[r.Spec.Dataset] = true
+		}
+	}
+	order := opts.DatasetOrder
+	if order == nil {
+		order = DefaultDatasetOrder()
+	}
+	names := slices.Collect(maps.Keys(present))
+	sort.Slice(names, func(i, j int) bool { return lessByOrder(order)(names[i], names[j]) })
+	var out []*table.Table
+	for _, d := range names {
+		o := opts
+		o.Datasets = []string{d}
+		if t := ScorersTable(rs, metric, o); len(t.Rows) > 0 && len(t.Columns) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // scoredCells maps each cell of rs (row labels as RowLabels makes them)

@@ -2,8 +2,11 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -273,5 +276,66 @@ func TestSensitivityScore(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no cell compared")
+	}
+}
+
+// TestScorersTablesByDataset: one table per dataset, in the dataset order,
+// each with that dataset's columns only and the cells of the all-dataset
+// table; Datasets and DatasetOrder are obeyed.
+func TestScorersTablesByDataset(t *testing.T) {
+	rs := scoredFixtureRuns()
+	all := ScorersTable(rs, suite.MetricAccuracy, Options{})
+	cellsOf := func(tbl *table.Table) map[string]string {
+		m := map[string]string{}
+		for i, r := range tbl.Rows {
+			for j, c := range tbl.Columns {
+				if cell := tbl.Cells[i][j]; cell != nil {
+					m[r.Key+"/"+c.Dataset+"/"+c.Ratio+"/"+c.Sub] = fmt.Sprint(cell.Values)
+				}
+			}
+		}
+		return m
+	}
+	want := cellsOf(all)
+	var datasets []string
+	for _, c := range all.Columns {
+		if len(datasets) == 0 || datasets[len(datasets)-1] != c.Dataset {
+			datasets = append(datasets, c.Dataset)
+		}
+	}
+	if len(datasets) < 2 {
+		t.Fatalf("the fixture has %d datasets, want at least 2", len(datasets))
+	}
+	tables := ScorersTablesByDataset(rs, suite.MetricAccuracy, Options{})
+	if len(tables) != len(datasets) {
+		t.Fatalf("%d tables, want one per dataset %v", len(tables), datasets)
+	}
+	got := map[string]string{}
+	for k, tbl := range tables {
+		for _, c := range tbl.Columns {
+			if c.Dataset != datasets[k] {
+				t.Errorf("table %d has a column of %s, want only %s", k, c.Dataset, datasets[k])
+			}
+		}
+		if !strings.HasSuffix(tbl.Title, " on "+datasets[k]) {
+			t.Errorf("table %d title %q does not name %s", k, tbl.Title, datasets[k])
+		}
+		maps.Copy(got, cellsOf(tbl))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells of the per-dataset tables differ from the whole table's:\n got %v\nwant %v", got, want)
+	}
+	reversed := slices.Clone(datasets)
+	slices.Reverse(reversed)
+	tables = ScorersTablesByDataset(rs, suite.MetricAccuracy, Options{DatasetOrder: reversed})
+	if tables[0].Columns[0].Dataset != reversed[0] {
+		t.Errorf("with DatasetOrder %v the first table is %s", reversed, tables[0].Columns[0].Dataset)
+	}
+	tables = ScorersTablesByDataset(rs, suite.MetricAccuracy, Options{Datasets: datasets[1:2]})
+	if len(tables) != 1 || tables[0].Columns[0].Dataset != datasets[1] {
+		t.Errorf("Datasets %v: %d tables", datasets[1:2], len(tables))
+	}
+	if tables := ScorersTablesByDataset(rs, suite.MetricAccuracy, Options{Datasets: []string{"no-such"}}); len(tables) != 0 {
+		t.Errorf("a dataset without runs gives %d tables, want none", len(tables))
 	}
 }
