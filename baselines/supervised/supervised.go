@@ -73,10 +73,12 @@ func (m backbone) Doc() string { return m.doc }
 // (gnn.SizeChunks: same gradient, about half the time on COIL-DEL);
 // batching=size trades fidelity for more speed (gnn.BatchingSize).
 // Layout (gnn.ParamLayout, shared with UGNN) is the batch layout
-// (gnn.Layout): "edges" (the default of the TopK rows), "dense", or "auto"
-// (dense padded batches up to gnn.DenseMaxNodes nodes in the dataset's
-// largest graph, the edge list above; the default of SAG and ASAP, which
-// are dense only); it changes time and memory, not the function computed. Normalize is SAGE's
+// (gnn.Layout): "edges" (the default of the TopK rows and SAG), "dense", or
+// "auto" (the legacy value: dense padded batches up to gnn.DenseMaxNodes
+// nodes in the dataset's largest graph, the edge list above for TopK; dense
+// for SAG, whose edge-list path came later, and for ASAP, which has none
+// and defaults to it); it changes time and memory, not the function
+// computed. Normalize is SAGE's
 // L2 output normalisation (PyG default false), attDropout ASAP's attention
 // dropout (0.1 as in the ASAP authors' code; PyG's default is 0).
 //

@@ -85,8 +85,8 @@ func TestGINTopKLetterHigh(t *testing.T) {
 	}
 }
 
-// TestLayoutParamKeepsHashes: the TopK rows default to the edge list and
-// SAG and ASAP (no edge-list path) to auto; "layout" auto, the legacy
+// TestLayoutParamKeepsHashes: the TopK rows and SAG default to the edge
+// list and ASAP (no edge-list path) to auto; "layout" auto, the legacy
 // value, hashes as if the parameter did not exist, so runs stored before
 // it stay found; a forced layout hashes differently; and forcing the edge
 // list on a pooling without one is an error naming the layout.
@@ -98,7 +98,7 @@ func TestLayoutParamKeepsHashes(t *testing.T) {
 		}
 		p := m.Defaults()
 		wantDefault := gnn.LayoutEdges
-		if name == "gin-sag" || name == "gin-asap" {
+		if name == "gin-asap" {
 			wantDefault = gnn.LayoutAuto // no edge-list path
 		}
 		if p.Str("layout") != string(wantDefault) {
@@ -116,8 +116,8 @@ func TestLayoutParamKeepsHashes(t *testing.T) {
 			t.Errorf("%s: hash with layout=auto equal to without: %v; with layout=dense different: %v", name, with.Hash() == without.Hash(), forced.Hash() != with.Hash())
 		}
 	}
-	if _, err := gnn.ChooseLayout(gnn.LayoutEdges, gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolSAG}, nil); err == nil || !strings.Contains(err.Error(), `layout "edges"`) {
-		t.Errorf("edges with SAG: error %v", err)
+	if _, err := gnn.ChooseLayout(gnn.LayoutEdges, gnn.EncoderConfig{Conv: gnn.ConvGIN, Pool: gnn.PoolASAP}, nil); err == nil || !strings.Contains(err.Error(), `layout "edges"`) {
+		t.Errorf("edges with ASAP: error %v", err)
 	}
 }
 

@@ -229,21 +229,33 @@ func GCNPropagateEdges(h *Node, e EdgeGraph, mask *Node) *Node {
 	return Mul(Add(EdgePropagate(x, e), Mul(x, InsertAxes(fill, -1))), d)
 }
 
-// GCNConvEdges is GCNConv in the edge-list layout (same variables):
-// h [Nodes, Din], mask [Nodes] → [Nodes, hidden], padding rows 0.
-func GCNConvEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node, hidden int) *Node {
+// GCNLayerEdges is GCNLayer in the edge-list layout (same variables, no
+// activation): h [Nodes, Din], mask [Nodes] → [Nodes, out], padding rows 0.
+func GCNLayerEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node, out int) *Node {
 	g := h.Graph()
 	in := h.Shape().Dim(-1)
-	w := uniformVariable(scope, g, "weights", math.Sqrt(6/float64(in+hidden)), in, hidden)
-	b := uniformVariable(scope, g, "biases", 0, hidden)
+	w := uniformVariable(scope, g, "weights", math.Sqrt(6/float64(in+out)), in, out)
+	b := uniformVariable(scope, g, "biases", 0, out)
 	var z *Node
-	if in < hidden {
+	if in < out {
 		z = MatMul(GCNPropagateEdges(h, e, mask), w)
 	} else {
 		z = GCNPropagateEdges(MatMul(h, w), e, mask)
 	}
-	z = maskNodes2(Add(z, InsertAxes(b, 0)), mask)
-	return maskNodes2(ReLU(z), mask)
+	return maskNodes2(Add(z, InsertAxes(b, 0)), mask)
+}
+
+// GCNConvEdges is GCNConv in the edge-list layout (same variables):
+// h [Nodes, Din], mask [Nodes] → [Nodes, hidden], padding rows 0.
+func GCNConvEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node, hidden int) *Node {
+	return maskNodes2(ReLU(GCNLayerEdges(scope, h, e, mask, hidden)), mask)
+}
+
+// SAGScoreEdges is SAGScore in the edge-list layout (same variables): the
+// one-channel GCN layer of SAGPool (Lee et al. 2019, eq. 3).
+// h [Nodes, D], mask [Nodes] → [Nodes] (0 on padding).
+func SAGScoreEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node) *Node {
+	return Reshape(GCNLayerEdges(scope, h, e, mask, 1), h.Shape().Dim(0))
 }
 
 // SAGEConvEdges is SAGEConv in the edge-list layout (same variables): the

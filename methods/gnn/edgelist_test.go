@@ -285,7 +285,11 @@ func denseNearTies(t *testing.T, cfg EncoderConfig, graphs []datasets.Graph, fea
 		for l := 0; l < cfg.LayersPerStage; l++ {
 			h = cfg.conv(sc.Shared("conv1_%d", l), h, adj, mask)
 		}
-		return []*Node{TopKScore(sc.Shared("pool"), h), enc.H, enc.Mask, enc.Select}
+		score := TopKScore(sc.Shared("pool"), h)
+		if cfg.Pool == PoolSAG {
+			score = SAGScore(sc.Shared("pool"), h, adj, mask)
+		}
+		return []*Node{score, enc.H, enc.Mask, enc.Select}
 	})
 	x, a, m := db.Tensors()
 	outs := ex.MustExec(x, a, m)
@@ -368,9 +372,10 @@ func withoutNearTies(t *testing.T, cfg EncoderConfig, graphs []datasets.Graph, f
 	return kept
 }
 
-// TestEncodeEdgesMatchesDense: the edge-list encoder (conv ×2 → TopK →
-// conv ×2 → mean‖max readout) gives the dense encoder's outputs and
-// gradients (input features and every variable) for GIN, GCN and SAGE, on
+// TestEncodeEdgesMatchesDense: the edge-list encoder (conv ×2 → TopK or
+// SAG pooling → conv ×2 → mean‖max readout) gives the dense encoder's
+// outputs and gradients (input features and every variable) for GIN, GCN
+// and SAGE with TopK and GIN with SAGPool, on
 // hand-made graphs (ties, self-loops, duplicate and directed edges,
 // isolated nodes) and on real Letter-high and COIL-DEL graphs (without
 // twins, see hasTwins, and, per convolution, without the graphs of
@@ -424,9 +429,12 @@ func TestEncodeEdgesMatchesDense(t *testing.T) {
 	} {
 		t.Run(src.name, func(t *testing.T) {
 			s := src.make(t)
-			for _, conv := range []Conv{ConvGIN, ConvGCN, ConvSAGE} {
-				t.Run(string(conv), func(t *testing.T) {
-					cfg := EncoderConfig{Conv: conv, Hidden: 16, LayersPerStage: 2, PoolRatio: 0.8}
+			for _, c := range []struct {
+				conv Conv
+				pool Pool
+			}{{ConvGIN, PoolTopK}, {ConvGCN, PoolTopK}, {ConvSAGE, PoolTopK}, {ConvGIN, PoolSAG}} {
+				t.Run(string(c.conv)+"-"+string(c.pool), func(t *testing.T) {
+					cfg := EncoderConfig{Conv: c.conv, Pool: c.pool, Hidden: 16, LayersPerStage: 2, PoolRatio: 0.8}
 					idx := s.idx
 					if s.real {
 						idx = withoutNearTies(t, cfg, s.graphs, s.feats, idx)
@@ -457,8 +465,9 @@ func TestEncodeEdgesMatchesDense(t *testing.T) {
 
 // TestChooseLayout: the automatic rule keeps the dense layout for the
 // datasets of the stored grids (Letter-high, COIL-DEL), switches to the
-// edge list above DenseMaxNodes, falls back to dense for a pooling without
-// an edge-list path, and an explicit layout wins.
+// edge list above DenseMaxNodes for TopK only (SAG, whose edge path came
+// later, stays dense under auto, as its stored runs were), an explicit
+// layout wins, and edges fails for ASAP, which has no edge-list path.
 func TestChooseLayout(t *testing.T) {
 	letter := datasetstest.Load(t, "Letter-high").Graphs
 	coil := datasetstest.Load(t, "COIL-DEL").Graphs
@@ -466,6 +475,7 @@ func TestChooseLayout(t *testing.T) {
 	small := []datasets.Graph{{NumNodes: DenseMaxNodes}}
 	gin := EncoderConfig{Conv: ConvGIN, Pool: PoolTopK}
 	sag := EncoderConfig{Conv: ConvGIN, Pool: PoolSAG}
+	asap := EncoderConfig{Conv: ConvGIN, Pool: PoolASAP}
 	for _, c := range []struct {
 		name   string
 		layout Layout
@@ -482,7 +492,8 @@ func TestChooseLayout(t *testing.T) {
 		{"big-sag-auto", LayoutAuto, sag, big, LayoutDense, false},
 		{"forced-edges", LayoutEdges, gin, letter, LayoutEdges, false},
 		{"forced-dense", LayoutDense, gin, big, LayoutDense, false},
-		{"edges-sag", LayoutEdges, sag, letter, "", true},
+		{"edges-sag", LayoutEdges, sag, letter, LayoutEdges, false},
+		{"edges-asap", LayoutEdges, asap, letter, "", true},
 		{"unknown", "sparse", gin, letter, "", true},
 	} {
 		got, err := ChooseLayout(c.layout, c.enc, c.graphs)

@@ -30,7 +30,7 @@ type EncodedEdges struct {
 // second-stage weights Select·nodeWeight are the weights of the nodes the
 // pooling kept, which here stay in their rows, so both layouts weight
 // the same nodes by the same values. With nodeWeight nil the graph is
-// exactly EncodeEdges's. Only TopK pooling (SupportsEdges); it panics on
+// exactly EncodeEdges's. Only TopK and SAG pooling (SupportsEdges); it panics on
 // another.
 func EncodeNodesEdges(scope *model.Scope, cfg EncoderConfig, in EdgeInputs, nodeWeight *Node) EncodedEdges {
 	if !cfg.SupportsEdges() {
@@ -47,7 +47,7 @@ func EncodeNodesEdges(scope *model.Scope, cfg EncoderConfig, in EdgeInputs, node
 	for l := 0; l < cfg.LayersPerStage; l++ {
 		h = weigh(cfg.convEdges(scope.In("conv1_%d", l), h, e, mask))
 	}
-	h, e, mask = TopKPoolEdges(h, e, mask, TopKScoreEdges(scope.In("pool"), h), cfg.PoolRatio)
+	h, e, mask = TopKPoolEdges(h, e, mask, cfg.poolScoreEdges(scope.In("pool"), h, e, mask), cfg.PoolRatio)
 	for l := 0; l < cfg.LayersPerStage; l++ {
 		h = weigh(cfg.convEdges(scope.In("conv2_%d", l), h, e, mask))
 	}

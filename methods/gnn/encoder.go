@@ -182,8 +182,29 @@ func NewEdgeInputs(in []*Node, numGraphs int) EdgeInputs {
 }
 
 // SupportsEdges reports whether the encoder has an edge-list path
-// (EncodeEdges): every Conv, and TopK pooling (SAG and ASAP are dense only).
-func (c EncoderConfig) SupportsEdges() bool { return c.Pool == "" || c.Pool == PoolTopK }
+// (EncodeEdges): every Conv, with TopK or SAG pooling (ASAP is dense only).
+func (c EncoderConfig) SupportsEdges() bool {
+	return c.Pool == "" || c.Pool == PoolTopK || c.Pool == PoolSAG
+}
+
+// autoEdges reports whether LayoutAuto may pick the edge list for the
+// encoder: TopK pooling only, the poolings that had an edge-list path when
+// auto was the default, so that a stored run under auto (SAG's on COLORS-3
+// or CIFAR10: dense) keeps its layout and numbers.
+func (c EncoderConfig) autoEdges() bool { return c.Pool == "" || c.Pool == PoolTopK }
+
+// poolScoreEdges is the pooling's node score in the edge-list layout, in
+// scope (the encoder's "pool"): TopKScoreEdges or SAGScoreEdges.
+// h [Nodes, D], mask [Nodes] → [Nodes].
+func (c EncoderConfig) poolScoreEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node) *Node {
+	switch c.Pool {
+	case PoolTopK, "":
+		return TopKScoreEdges(scope, h)
+	case PoolSAG:
+		return SAGScoreEdges(scope, h, e, mask)
+	}
+	panic(fmt.Sprintf("gnn: pool %q has no edge-list layout", c.Pool))
+}
 
 func (c EncoderConfig) convEdges(scope *model.Scope, h *Node, e EdgeGraph, mask *Node) *Node {
 	switch c.Conv {
@@ -199,7 +220,7 @@ func (c EncoderConfig) convEdges(scope *model.Scope, h *Node, e EdgeGraph, mask 
 
 // EncodeEdges is Encode in the edge-list layout: the same function with the
 // same variables (a store trained in one layout runs in the other), on
-// in → z [B, 2·Hidden]. Only TopK pooling (SupportsEdges); it panics on
+// in → z [B, 2·Hidden]. Only TopK and SAG pooling (SupportsEdges); it panics on
 // another. Values agree with Encode's to float rounding; gradients too,
 // except where nodes tie exactly in one layout and not in the other (nodes
 // with equal closed neighbourhoods under GIN at ε = 0 or GCN, in the input

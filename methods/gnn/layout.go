@@ -24,7 +24,9 @@ const (
 
 // DenseMaxNodes is the rule of LayoutAuto: a run uses the dense layout when
 // its largest graph has at most DenseMaxNodes nodes, the edge-list layout
-// above (if the encoder has one, EncoderConfig.SupportsEdges; else dense).
+// above (if the encoder's pooling is TopK, which alone had an edge-list
+// path when auto was the default; else dense, SAG included, so that its
+// stored runs keep their layout).
 // The rule reads every graph of the task, so it is fixed for a run (one
 // compiled family per run, one place to look).
 //
@@ -58,7 +60,7 @@ func ChooseLayout(layout Layout, enc EncoderConfig, graphs []datasets.Graph) (La
 		for i := range graphs {
 			largest = max(largest, graphs[i].NumNodes)
 		}
-		if largest > DenseMaxNodes && enc.SupportsEdges() {
+		if largest > DenseMaxNodes && enc.autoEdges() {
 			return LayoutEdges, nil
 		}
 		return LayoutDense, nil

@@ -42,8 +42,8 @@ var (
 	// edges, dense or auto. Its default is the edge list, the faster layout
 	// at every size measured (CPU s per gin-topk epoch, edges vs dense:
 	// Letter-high 0.083 vs 0.100, COIL-DEL 1.57 vs 1.83, COLORS-3 5.4 vs
-	// 9.6; docs/speed.md "Large graphs"); rows whose pooling has no edge-list
-	// path (SAG, ASAP) default to auto, which is dense for them. Its legacy
+	// 9.6; docs/speed.md "Large graphs"); ASAP, whose pooling has no
+	// edge-list path, defaults to auto, which is dense for it. Its legacy
 	// value is auto: auto picks the dense layout for every dataset of the
 	// runs stored before the edge list became the default (Letter-*,
 	// COIL-DEL: DenseMaxNodes), the layout those runs used, so it hashes

@@ -38,3 +38,20 @@ func BenchmarkTrainEpochLetterASAPClusterMax(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrainEpochSAGLayouts compares gin-sag's dense and edge-list
+// layouts (one training epoch, as benchEpoch: batch 256, 3 size chunks) on
+// the low-ratio labelled sets of Letter-high (≤ 9 nodes), COIL-DEL (≤ 77)
+// and COLORS-3 (≤ 200): the measurement behind gin-sag's default layout.
+func BenchmarkTrainEpochSAGLayouts(b *testing.B) {
+	for _, ds := range []string{"Letter-high", "COIL-DEL", "COLORS-3"} {
+		b.Run(ds, func(b *testing.B) {
+			task := protocolTask(b, ds, "low", nil)
+			for _, layout := range []Layout{LayoutDense, LayoutEdges} {
+				b.Run(string(layout), func(b *testing.B) {
+					benchTaskEpoch(b, task, EncoderConfig{Conv: ConvGIN, Pool: PoolSAG}, BatchingRandom, 3, 256, layout)
+				})
+			}
+		})
+	}
+}
