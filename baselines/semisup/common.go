@@ -110,7 +110,7 @@ type net struct {
 	// reads, gnn.Encode's output) is set by the method before
 	// supervisedSteps and used for its curve (tr.Logits) and the final
 	// prediction.
-	predict *model.Exec
+	predict *gnn.Executable
 	label   map[int]int32
 	// execs compiles the method's steps (Step) and inference graphs
 	// (Infer).
@@ -200,7 +200,7 @@ func (a *adam) setLR(store *model.Store) error {
 // step runs one optimizer step: the learning rates of opts (setLR), then
 // exec on args; it returns the checked loss, exec's first output
 // (gnn.CheckedScalar).
-func (n *net) step(exec *model.Exec, args []any, opts ...*adam) (float64, error) {
+func (n *net) step(exec *gnn.Executable, args []any, opts ...*adam) (float64, error) {
 	for _, o := range opts {
 		if err := o.setLR(n.store); err != nil {
 			return 0, err
@@ -395,14 +395,14 @@ func (n *net) sizeBatches(ctx context.Context, idx []int, fn func(pos, part []in
 // logits runs predict (inputs: one chunk → logits [B, C] and,
 // optionally, the readout the head reads [B, d]) over idx and returns the
 // logit rows in idx's order.
-func (n *net) logits(ctx context.Context, predict *model.Exec, idx []int) ([][]float32, error) {
+func (n *net) logits(ctx context.Context, predict *gnn.Executable, idx []int) ([][]float32, error) {
 	logits, _, err := n.predictions(ctx, predict, idx)
 	return logits, err
 }
 
 // predictions is logits that also returns predict's second output,
 // the embeddings [len(idx)][d] (nil if predict has one output).
-func (n *net) predictions(ctx context.Context, predict *model.Exec, idx []int) (logits, emb [][]float32, err error) {
+func (n *net) predictions(ctx context.Context, predict *gnn.Executable, idx []int) (logits, emb [][]float32, err error) {
 	logits = make([][]float32, len(idx))
 	err = n.sizeBatches(ctx, idx, func(pos, _ []int, in []any, _ nodeRows) error {
 		out, err := predict.Exec(in...)

@@ -156,7 +156,7 @@ type glaRun struct {
 	factor, decay              float64
 	decayStep                  int
 	ucap                       int // batches of D^u a pass takes at most (0: all)
-	selectExec, trainU, trainL *model.Exec
+	selectExec, trainU, trainL *gnn.Executable
 	optU, optL                 *adam
 }
 
@@ -217,7 +217,7 @@ func (r *glaRun) build(eta, std, tau float64, negatives, projBN bool) error {
 		return err
 	}
 	// training steps: chunks, w, n0, U, y, k* [B] int32, I [B] → loss.
-	step := func(opt *adam, labelled bool) (*model.Exec, error) {
+	step := func(opt *adam, labelled bool) (*gnn.Executable, error) {
 		return n.execs.Step(func(scope *model.Scope, in []*Node) []*Node {
 			f, extra := forward(scope, in)
 			kStar, keep := extra[0], extra[1]

@@ -82,7 +82,7 @@ type graphCLRun struct {
 	n               *net
 	aug             [2]augment.Aug
 	ratio           [2]float64
-	pretrain, train *model.Exec
+	pretrain, train *gnn.Executable
 	pre, ft         *adam
 }
 

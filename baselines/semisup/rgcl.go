@@ -213,7 +213,7 @@ type rgclRun struct {
 	// score is ψ without gradient (x, adj, mask → p [B, N]); pretrain
 	// and train are the two stages' steps, preNet, preEx and ft their
 	// optimisers.
-	score, pretrain, train *model.Exec
+	score, pretrain, train *gnn.Executable
 	preNet, preEx, ft      *adam
 }
 

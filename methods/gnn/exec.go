@@ -3,6 +3,8 @@ package gnn
 import (
 	"fmt"
 	"math"
+	"strings"
+	"sync"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -31,7 +33,7 @@ import (
 type Execs struct {
 	backend compute.Backend
 	store   *model.Store
-	list    []*model.Exec
+	list    []*Executable
 }
 
 // graphParamInference is the graph parameter that marks a graph compiled
@@ -45,33 +47,152 @@ func NewExecs(backend compute.Backend, store *model.Store) *Execs {
 
 // Step returns the executable of a training step fn (inputs → outputs,
 // as for model.NewExec; fn adds the optimizer's update), every input
-// shape compiled once and cached. Nothing compiles before its first Exec.
-func (e *Execs) Step(fn func(scope *model.Scope, in []*Node) []*Node) (*model.Exec, error) {
+// shape compiled on first use and kept while recently used (Executable).
+// Nothing compiles before its first Exec.
+func (e *Execs) Step(fn func(scope *model.Scope, in []*Node) []*Node) (*Executable, error) {
 	return e.compile(fn, false)
 }
 
 // Infer returns the executable of an inference graph fn (no dropout:
 // IsInference), which reads the current variables at every run; every
-// input shape is compiled once and cached.
-func (e *Execs) Infer(fn func(scope *model.Scope, in []*Node) []*Node) (*model.Exec, error) {
+// input shape is compiled on first use and kept while recently used (Executable).
+func (e *Execs) Infer(fn func(scope *model.Scope, in []*Node) []*Node) (*Executable, error) {
 	return e.compile(fn, true)
 }
 
-func (e *Execs) compile(fn func(scope *model.Scope, in []*Node) []*Node, inference bool) (*model.Exec, error) {
-	x, err := model.NewExec(e.backend, e.store, func(scope *model.Scope, in []*Node) []*Node {
-		g := in[0].Graph()
-		e.store.SetTraining(g, true) // variables as parameters (see Execs)
-		if inference {
-			model.SetGraphParam(g, graphParamInference, true)
+func (e *Execs) compile(fn func(scope *model.Scope, in []*Node) []*Node, inference bool) (*Executable, error) {
+	newExec := func() (*model.Exec, error) {
+		x, err := model.NewExec(e.backend, e.store, func(scope *model.Scope, in []*Node) []*Node {
+			g := in[0].Graph()
+			e.store.SetTraining(g, true) // variables as parameters (see Execs)
+			if inference {
+				model.SetGraphParam(g, graphParamInference, true)
+			}
+			return fn(scope, in)
+		})
+		if err != nil {
+			return nil, err
 		}
-		return fn(scope, in)
-	})
+		return x.SetMaxCache(1), nil
+	}
+	first, err := newExec() // report a bad function now, as before
 	if err != nil {
 		return nil, err
 	}
-	x.SetMaxCache(-1)
+	first.Finalize()
+	x := &Executable{newExec: newExec, max: MaxCompiledShapes, byShape: map[string]*compiled{}}
 	e.list = append(e.list, x)
 	return x, nil
+}
+
+// MaxCompiledShapes is how many input-shape signatures an Executable keeps
+// compiled (GoMLX's own default cap, graph.DefaultExecMaxCacheSize, at
+// which GoMLX fails instead of evicting).
+const MaxCompiledShapes = 32
+
+// Executable is an executable of Execs: the graph of one function, compiled
+// once per signature of input shapes (model.Exec), keeping at most
+// MaxCompiledShapes of them and dropping the least recently used
+// (model.Exec.Finalize). Runs whose batches take ever new shapes need the
+// bound: the edge-list layout pads node and edge totals per size chunk
+// (BucketTotal), so random batches keep meeting new combinations — UGNN's
+// semi-supervised step on COIL-DEL compiled about 8 new signatures an
+// epoch, each holding ~7 MB, and with no bound a 440-epoch run held ~24 GB
+// (2026-11-27). A dropped signature that comes back is compiled again into
+// the same graph (graph building is deterministic), so results do not
+// depend on the bound (TestExecutableBoundedCache). Its calls are serialised.
+type Executable struct {
+	mu       sync.Mutex
+	newExec  func() (*model.Exec, error)
+	max      int
+	byShape  map[string]*compiled
+	tick     uint64
+	compiles int
+}
+
+// compiled is one signature's model.Exec and when it was last used.
+type compiled struct {
+	x    *model.Exec
+	used uint64
+}
+
+// Exec runs the graph on args (*tensors.Tensor or Go values, as
+// model.Exec.Exec takes them), compiling it for their shapes if that
+// signature is not kept, and returns its outputs.
+func (x *Executable) Exec(args ...any) ([]*tensors.Tensor, error) {
+	key, args, err := shapeSignature(args)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.byShape[key]
+	if c == nil {
+		if len(x.byShape) >= x.max {
+			x.evictLocked()
+		}
+		mx, err := x.newExec()
+		if err != nil {
+			return nil, err
+		}
+		c = &compiled{x: mx}
+		x.byShape[key] = c
+		x.compiles++
+	}
+	x.tick++
+	c.used = x.tick
+	return c.x.Exec(args...)
+}
+
+// evictLocked finalizes and forgets the least recently used signature.
+func (x *Executable) evictLocked() {
+	var oldest string
+	for k, c := range x.byShape {
+		if oldest == "" || c.used < x.byShape[oldest].used {
+			oldest = k
+		}
+	}
+	x.byShape[oldest].x.Finalize()
+	delete(x.byShape, oldest)
+}
+
+// Compiles is how many times x compiled its graph (once per new or
+// returning signature); Kept how many signatures it holds now.
+func (x *Executable) Compiles() (compiles, kept int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.compiles, len(x.byShape)
+}
+
+// Finalize releases every compiled signature.
+func (x *Executable) Finalize() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for k, c := range x.byShape {
+		c.x.Finalize()
+		delete(x.byShape, k)
+	}
+}
+
+// shapeSignature is the key of args' shapes (dtype and dimensions of
+// each), with Go values converted to tensors (tensors.FromAnyValue, as
+// model.Exec does) so that they are converted once.
+func shapeSignature(args []any) (string, []any, error) {
+	var b strings.Builder
+	out := make([]any, len(args))
+	for i, a := range args {
+		t, ok := a.(*tensors.Tensor)
+		if !ok {
+			var err error
+			if t, err = tensors.FromAnyValue(a); err != nil {
+				return "", nil, fmt.Errorf("argument %d: %w", i, err)
+			}
+		}
+		out[i] = t
+		b.WriteString(t.Shape().String())
+		b.WriteByte('|')
+	}
+	return b.String(), out, nil
 }
 
 // IsInference reports whether g was compiled by Execs.Infer: a layer with

@@ -1,7 +1,9 @@
 package gnn
 
 import (
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
@@ -35,7 +37,7 @@ func TestExecsInferReadsVariablesWithoutDropout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(e *model.Exec) []float32 {
+	run := func(e *Executable) []float32 {
 		out, err := e.Exec(x, a, m)
 		if err != nil {
 			t.Fatal(err)
@@ -66,5 +68,89 @@ func TestExecsInferReadsVariablesWithoutDropout(t *testing.T) {
 	}
 	if after := run(infer); slices.Equal(first, after) {
 		t.Error("the inference graph's output did not change with its variables: stale weights")
+	}
+}
+
+// TestExecutableBoundedCache: an Executable keeps at most its bound of
+// compiled shape signatures, dropping the least recently used; a dropped
+// signature compiles again to the same graph (bit-equal outputs), a step's
+// variable updates live in the store across drops, and Go values are
+// taken as model.Exec takes them.
+func TestExecutableBoundedCache(t *testing.T) {
+	store := model.NewStore()
+	execs := NewExecs(testBackend(t), store)
+	defer execs.Close()
+	fn := func(scope *model.Scope, in []*Node) []*Node {
+		g := in[0].Graph()
+		w := scope.VariableWithValue("w", float32(0.5))
+		n := scope.VariableWithValue("n", float32(0))
+		n.SetNodeValue(Add(n.NodeValue(g), ReduceAllSum(in[0])))
+		return []*Node{Tanh(MulScalar(Mul(in[0], w.NodeValue(g)), 3))}
+	}
+	bounded, err := execs.Step(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded.max = 2
+	shapes := map[string]*tensors.Tensor{
+		"A": tensors.FromFlatDataAndDimensions([]float32{0.1, -0.7, 1.3}, 3),
+		"B": tensors.FromFlatDataAndDimensions([]float32{0.2, 0.4, -0.9, 2.1}, 2, 2),
+		"C": tensors.FromFlatDataAndDimensions([]float32{-1.5}, 1),
+	}
+	run := func(e *Executable, name string) []float32 {
+		t.Helper()
+		out, err := e.Exec(shapes[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tensors.MustCopyFlatData[float32](out[0])
+	}
+	first := run(bounded, "A")
+	run(bounded, "B")
+	run(bounded, "C") // drops A, the least recently used
+	if c, k := bounded.Compiles(); c != 3 || k != 2 {
+		t.Fatalf("after A, B, C: %d compiles, %d kept; want 3, 2", c, k)
+	}
+	again := run(bounded, "A") // compiles A again, drops B
+	if c, k := bounded.Compiles(); c != 4 || k != 2 {
+		t.Errorf("after A again: %d compiles, %d kept; want 4, 2", c, k)
+	}
+	if !slices.Equal(first, again) {
+		t.Errorf("A recompiled gives %v, first %v", again, first)
+	}
+	run(bounded, "C") // kept: no compile
+	if c, _ := bounded.Compiles(); c != 4 {
+		t.Errorf("C, kept, compiled again: %d compiles", c)
+	}
+	n, err := store.GetVariable("/n").Value()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(name string) float32 {
+		var s float32
+		for _, v := range tensors.MustCopyFlatData[float32](shapes[name]) {
+			s += v
+		}
+		return s
+	}
+	want := 2*sum("A") + sum("B") + 2*sum("C")
+	if got := tensors.MustCopyFlatData[float32](n)[0]; math.Abs(float64(got-want)) > 1e-5 {
+		t.Errorf("variable updated by 5 steps across drops: %v, want %v", got, want)
+	}
+	// An unbounded twin on the same shapes agrees bit for bit.
+	unbounded, err := execs.Infer(func(scope *model.Scope, in []*Node) []*Node {
+		return []*Node{Tanh(MulScalar(Mul(in[0], scope.VariableWithValue("w", float32(0.5)).NodeValue(in[0].Graph())), 3))}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(unbounded, "A"); !slices.Equal(got, first) {
+		t.Errorf("an inference twin gives %v, the bounded step %v", got, first)
+	}
+	if out, err := bounded.Exec([]float32{1, 2, 3}); err != nil || len(out) != 1 {
+		t.Errorf("a Go slice argument: %v, %v", out, err)
+	}
+	if _, err := bounded.Exec(struct{}{}); err == nil || !strings.Contains(err.Error(), "argument 0") {
+		t.Errorf("a bad argument: error %v, want one naming argument 0", err)
 	}
 }

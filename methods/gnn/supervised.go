@@ -90,8 +90,8 @@ type Classifier struct {
 	backend  compute.Backend
 	store    *model.Store
 	execs    *Execs
-	train    *model.Exec
-	predict  *model.Exec
+	train    *Executable
+	predict  *Executable
 	features *Features
 	task     *suite.Task
 	labelOf  map[int]int32 // labelled graph → known class

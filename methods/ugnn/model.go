@@ -21,9 +21,9 @@ type network struct {
 	store   *model.Store
 	opt     optimizer.Interface
 	execs   *gnn.Execs
-	warm    *model.Exec
-	semis   map[int]*model.Exec // by number of labelled chunks
-	predict *model.Exec
+	warm    *gnn.Executable
+	semis   map[int]*gnn.Executable // by number of labelled chunks
+	predict *gnn.Executable
 	// marginal is Sinkhorn's prototype marginal (SinkhornMarginal; nil:
 	// uniform), set before the first semi step.
 	marginal []float64
@@ -267,7 +267,7 @@ func (n *network) labelledLoss(scope *model.Scope, in []*Node) (loss, ce *Node) 
 }
 
 func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, error) {
-	n := &network{cfg: cfg, store: model.NewStore(), semis: map[int]*model.Exec{}}
+	n := &network{cfg: cfg, store: model.NewStore(), semis: map[int]*gnn.Executable{}}
 	n.execs = gnn.NewExecs(backend, n.store)
 	if err := gnn.SetSeed(n.store, seed); err != nil {
 		return nil, err
@@ -309,7 +309,7 @@ func newNetwork(backend compute.Backend, cfg Config, seed int64) (*network, erro
 // all unlabelled chunks concatenated [ΣB_s, 2H]; with the pseudo_label
 // lever, then the pseudo-label term and its share of pseudo-labelled
 // graphs (PseudoLabelLoss).
-func (n *network) semi(kl int) (*model.Exec, error) {
+func (n *network) semi(kl int) (*gnn.Executable, error) {
 	if e, ok := n.semis[kl]; ok {
 		return e, nil
 	}
