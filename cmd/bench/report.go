@@ -33,6 +33,7 @@ func runReport(args []string, stdout io.Writer) error {
 	chance := fs.Bool("chance", true, "add the chance row: a random unknown score under the same threshold rule and a majority-class prediction, on the same test sets")
 	params := fs.StringArray("param", nil, "only runs with this hyper-parameter value, key=value (unset: without the key); repeatable; methods without the key are kept")
 	metric := fs.String("metric", "accuracy", "sensitivity: the metric against the parameter; scorers: the metric of the cells (default there ood_auroc)")
+	perDataset := fs.Bool("per-dataset", false, "scorers: one table per dataset (its ratios × scores), in the paper's column order, instead of one table of every dataset")
 	plotFile := fs.String("plot", "", "sensitivity: also draw the panel (paper Figure 4) to FILE.svg, .png or .pdf")
 	sensDBs := fs.StringSlice("sensitivity-db", nil, "results, html: databases of sensitivity grids; every parameter they sweep gets a Figure 4 table (comma-separated or repeated)")
 	out := fs.StringP("out", "o", "", "html: the page's file (default: standard output)")
@@ -45,6 +46,9 @@ func runReport(args []string, stdout io.Writer) error {
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, scorers (rows × unknown scores), results (the results document), sensitivity PARAM or html (every table and figure as one page)")
+	}
+	if *perDataset && fs.Arg(0) != "scorers" {
+		return fmt.Errorf("--per-dataset: only with report scorers")
 	}
 	if *plotFile != "" && fs.Arg(0) != "sensitivity" {
 		return fmt.Errorf("--plot: only with report sensitivity")
@@ -148,6 +152,9 @@ func runReport(args []string, stdout io.Writer) error {
 		m := suite.MetricOODAUROC
 		if fs.Changed("metric") {
 			m = *metric
+		}
+		if *perDataset {
+			return renderEach(stdout, reports.ScorersTablesByDataset(rs, m, opts), *format)
 		}
 		t = reports.ScorersTable(rs, m, opts)
 	case "sensitivity":
@@ -253,4 +260,21 @@ func writeHTMLReport(stdout io.Writer, out string, in html.Input, store *runs.St
 		return err
 	}
 	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
+
+// renderEach renders tables one after another in format, a blank line
+// between them; none renders "(no results)" as an empty table does.
+func renderEach(w io.Writer, tables []*table.Table, format string) error {
+	if len(tables) == 0 {
+		return table.Render(w, &table.Table{}, format)
+	}
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := table.Render(w, t, format); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -100,6 +100,26 @@ gin-topk,Letter-high,low,ood_auroc,0.6515000000000001,0.001290994448735807,4
 			t.Errorf("report scorers --metric accuracy lacks %q:\n%s", want, out.String())
 		}
 	}
+	// --per-dataset: one table per dataset, titled with it (the database
+	// holds Letter-high only); none for a dataset without runs; only for
+	// report scorers.
+	out.Reset()
+	if err := runReport([]string{"--db", db, "--format", "md", "--per-dataset", "scorers"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Count(got, "### Unknown scores: ood\\_auroc on Letter-high") != 1 || strings.Count(got, "### ") != 1 {
+		t.Errorf("report scorers --per-dataset: want one table, of Letter-high:\n%s", got)
+	}
+	out.Reset()
+	if err := runReport([]string{"--db", db, "--datasets", "COIL-DEL", "--per-dataset", "scorers"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "(no results)") {
+		t.Errorf("report scorers --per-dataset of a dataset without runs:\n%s", out.String())
+	}
+	if err := runReport([]string{"--db", db, "--per-dataset", "accuracy"}, &out); err == nil || !strings.Contains(err.Error(), "--per-dataset: only with report scorers") {
+		t.Errorf("--per-dataset with accuracy: error %v", err)
+	}
 	out.Reset()
 	if err := runReport([]string{"--db", db, "results"}, &out); err != nil {
 		t.Fatal(err)
