@@ -5,8 +5,10 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck // GoMLX idiom
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -108,6 +110,8 @@ type Executable struct {
 	byShape  map[string]*compiled
 	tick     uint64
 	compiles int
+	// compileTime is the wall time spent compiling (model.Exec.Compile).
+	compileTime time.Duration
 }
 
 // compiled is one signature's model.Exec and when it was last used.
@@ -135,6 +139,12 @@ func (x *Executable) Exec(args ...any) ([]*tensors.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
+		start := time.Now()
+		if _, err := mx.Compile(argShapes(args)...); err != nil {
+			mx.Finalize()
+			return nil, err
+		}
+		x.compileTime += time.Since(start)
 		c = &compiled{x: mx}
 		x.byShape[key] = c
 		x.compiles++
@@ -162,6 +172,23 @@ func (x *Executable) Compiles() (compiles, kept int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.compiles, len(x.byShape)
+}
+
+// CompileTime is the wall time x has spent compiling its graph, over all
+// its compilations (Compiles).
+func (x *Executable) CompileTime() time.Duration {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.compileTime
+}
+
+// argShapes are the shapes of args, tensors as shapeSignature returns them.
+func argShapes(args []any) []shapes.Shape {
+	s := make([]shapes.Shape, len(args))
+	for i, a := range args {
+		s[i] = a.(*tensors.Tensor).Shape()
+	}
+	return s
 }
 
 // Finalize releases every compiled signature.
@@ -202,6 +229,17 @@ func IsInference(g *Graph) bool {
 	v, _ := model.GetGraphParam(g, graphParamInference)
 	b, _ := v.(bool)
 	return b
+}
+
+// Compiled is how many compilations the executables of e have made so far
+// and the wall time they took (Executable.Compiles, Executable.CompileTime).
+func (e *Execs) Compiled() (compiles int, took time.Duration) {
+	for _, x := range e.list {
+		c, _ := x.Compiles()
+		compiles += c
+		took += x.CompileTime()
+	}
+	return compiles, took
 }
 
 // Close releases every executable compiled so far (the backend is shared).

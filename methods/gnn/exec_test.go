@@ -118,9 +118,16 @@ func TestExecutableBoundedCache(t *testing.T) {
 	if !slices.Equal(first, again) {
 		t.Errorf("A recompiled gives %v, first %v", again, first)
 	}
+	took := bounded.CompileTime()
+	if took <= 0 {
+		t.Errorf("4 compilations took %v", took)
+	}
 	run(bounded, "C") // kept: no compile
 	if c, _ := bounded.Compiles(); c != 4 {
 		t.Errorf("C, kept, compiled again: %d compiles", c)
+	}
+	if bounded.CompileTime() != took {
+		t.Errorf("a kept signature's call added %v of compilation", bounded.CompileTime()-took)
 	}
 	n, err := store.GetVariable("/n").Value()
 	if err != nil {

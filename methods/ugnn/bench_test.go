@@ -30,7 +30,9 @@ import (
 // cache for all but the first variant) + (epochs − warmup_epochs)·semi-epoch
 // + (T + 1)·scoring. The first call of each phase, which compiles, is
 // outside the timer. Besides the wall time each phase reports its CPU
-// seconds (cpu-s/op, all threads).
+// seconds (cpu-s/op, all threads), and the compilations of new input-shape
+// signatures inside the timer (compiles/op) with their wall time
+// (compile-s/op; gnn.Executable.CompileTime).
 func BenchmarkPhases(b *testing.B) {
 	for _, c := range []struct {
 		name    string
@@ -69,13 +71,17 @@ func benchPhases(b *testing.B, lt *protocolTask, layout gnn.Layout) {
 				b.Fatal(err)
 			}
 			cpu0, _ := cputime.Seconds()
+			n0, t0 := r.net.execs.Compiled()
 			for b.Loop() {
 				if err := f(); err != nil {
 					b.Fatal(err)
 				}
 			}
 			cpu1, _ := cputime.Seconds()
+			n1, t1 := r.net.execs.Compiled()
 			b.ReportMetric((cpu1-cpu0)/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(n1-n0)/float64(b.N), "compiles/op")
+			b.ReportMetric((t1-t0).Seconds()/float64(b.N), "compile-s/op")
 		})
 	}
 	phase("warmup-epoch", func() error { _, err := r.labelledEpoch(ctx, rng, 1<<30); return err })
