@@ -71,6 +71,54 @@ func TestEstimateSeconds(t *testing.T) {
 	}
 }
 
+// TestEstimateSecondsSplitsFixedPart: with epoch times stored, only a run's
+// training part (median epoch × epochs) scales with the step budget; the
+// rest (the final prediction) is added once, also in the relative estimate.
+func TestEstimateSecondsSplitsFixedPart(t *testing.T) {
+	run := func(method, dataset string, steps int, secs float64, epochs int, epochSecs float64) Run {
+		r := Run{Spec: suite.RunSpec{Method: method, Dataset: dataset, RatioName: "low", Ratio: 0.1,
+			Params: suite.Params{suite.StepsParam: float64(steps)}, Protocol: suite.DefaultProtocol()},
+			Status: StatusFinished, Seconds: secs, Epochs: epochs, Metrics: map[string]float64{}}
+		if epochSecs > 0 {
+			r.Metrics[suite.EpochSecondsMetric] = epochSecs
+		}
+		return r
+	}
+	spec := func(method, dataset string, steps int) suite.RunSpec {
+		return suite.RunSpec{Method: method, Dataset: dataset, RatioName: "low", Ratio: 0.1,
+			Params: suite.Params{suite.StepsParam: steps}, Protocol: suite.DefaultProtocol()}
+	}
+	tests := []struct {
+		name string
+		done []Run
+		spec suite.RunSpec
+		want float64
+	}{
+		// 10 epochs × 1.4 s = 14 s training of 100 s: 86 + 14/50·2000.
+		{"fixed part added once", []Run{run("gin", "F", 50, 100, 10, 1.4)}, spec("gin", "F", 2000), 86 + 560},
+		// 10 × 20 s > 100 s: all training, as without the split.
+		{"training capped at the run", []Run{run("gin", "F", 50, 100, 10, 20)}, spec("gin", "F", 2000), 4000},
+		{"no epochs: all training", []Run{run("gin", "F", 50, 100, 0, 1.4)}, spec("gin", "F", 2000), 4000},
+		{"no epoch time: all training", []Run{run("gin", "F", 50, 100, 10, 0)}, spec("gin", "F", 2000), 4000},
+		// gin on F: fixed 86, 0.28 s/step. On G gin has fixed 10 and 0.2 s/step
+		// (20 of 30 s training), sage fixed 20 and 0.5 s/step (50 of 70 s):
+		// sage on F = 86·2 + 0.28·2.5·2000.
+		{"relative cost splits too", []Run{
+			run("gin", "F", 50, 100, 10, 1.4),
+			run("gin", "G", 100, 30, 10, 2),
+			run("sage", "G", 100, 70, 10, 5),
+		}, spec("sage", "F", 2000), 172 + 1400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := EstimateSeconds(tc.done, tc.spec)
+			if math.Abs(got.Seconds-tc.want) > 1e-6 {
+				t.Errorf("Seconds = %v (%s), want %v", got.Seconds, got.Basis, tc.want)
+			}
+		})
+	}
+}
+
 func TestFormatDuration(t *testing.T) {
 	for _, tc := range []struct {
 		s    float64
