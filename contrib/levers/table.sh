@@ -9,8 +9,11 @@
 # The COIL-DEL low section (optional) reads COIL_DB, runs of ugnn and ugnn-plus
 # on COIL-DEL low, split seed 0, run seeds 0-2, and COIL_SAGE_DB, the runs of
 #   bench grid --methods ugnn-plus --set ugnn-plus.unknown_mass=false ...
-# (conv=sage alone, as the ablation of ugnn-plus without unknown_mass).
-# Usage: [COIL_DB=... COIL_SAGE_DB=...] contrib/levers/table.sh DIR [BENCH] > docs/ugnn-levers.md
+# (conv=sage alone, as the ablation of ugnn-plus without unknown_mass), and
+# COIL_PL_DB (optional), the runs of
+#   bench grid --methods ugnn-plus --set ugnn-plus.pseudo_label=0.5 ...
+# (the third lever, pseudo_label, on top of ugnn-plus's two).
+# Usage: [COIL_DB=... COIL_SAGE_DB=... COIL_PL_DB=...] contrib/levers/table.sh DIR [BENCH] > docs/ugnn-levers.md
 # Each lever is compared with DIR/base.db by `bench compare --format csv` (paired
 # t-test over the split seeds); the table gives, per cell, the change of the mean
 # and the paired p of each metric: the D^u figures that choose first, then the test
@@ -78,5 +81,6 @@ fi
 if [ -n "${COIL_DB:-}" ]; then
 	printf '\n## COIL-DEL low\n\nThe levers ugnn-plus kept, on COIL-DEL low against faithful ugnn (split seed 0, run seeds 0–2: a paired t-test over the seeds both sides finished, a Mann-Whitney U test when they differ; a cell with fewer than 2 seeds a side shows –).\n\n'
 	select="--datasets COIL-DEL --ratios low"
-	table "db=$COIL_DB,method=ugnn" ${COIL_SAGE_DB:+"conv=sage|db=$COIL_SAGE_DB,method=ugnn-plus"} "conv=sage+unknown_mass=true (ugnn-plus)|db=$COIL_DB,method=ugnn-plus" | sed 's/| low |/| COIL-DEL low |/'
+	table "db=$COIL_DB,method=ugnn" ${COIL_SAGE_DB:+"conv=sage|db=$COIL_SAGE_DB,method=ugnn-plus"} "conv=sage+unknown_mass=true (ugnn-plus)|db=$COIL_DB,method=ugnn-plus" \
+		${COIL_PL_DB:+"conv=sage+unknown_mass=true+pseudo_label=0.5|db=$COIL_PL_DB,method=ugnn-plus"} | sed 's/| low |/| COIL-DEL low |/'
 fi
