@@ -307,6 +307,17 @@ func (c Comparison) String() string {
 	return c.ChangeText()
 }
 
+// ChangeColumn is the compare table's change column: String, except that a
+// cell too small to judge shows its change too, "+0.090 (+20.3%); too few
+// seeds to judge (need ≥ 4)", so that three seeds a side still read as
+// numbers next to the test's p.
+func (c Comparison) ChangeColumn() string {
+	if c.Verdict == TooFewSeeds && !math.IsNaN(c.Delta) {
+		return fmt.Sprintf("%s; too few seeds to judge (need ≥ %d)", c.ChangeText(), c.Need)
+	}
+	return c.String()
+}
+
 // ChangeText is the change as "+0.021 (+3.4%)" whatever the verdict.
 func (c Comparison) ChangeText() string {
 	if math.IsNaN(c.Delta) {
@@ -353,7 +364,7 @@ func CompareTables(cs []Comparison, oldName, newName string) []*table.Plain {
 		}
 		cur.Rows = append(cur.Rows, []string{
 			c.Key.Method, c.Key.Dataset, c.Key.Ratio,
-			table.MeanStdText(c.Old), table.MeanStdText(c.New), c.String(), c.PText(),
+			table.MeanStdText(c.Old), table.MeanStdText(c.New), c.ChangeColumn(), c.PText(),
 		})
 	}
 	return out
