@@ -10,9 +10,9 @@ export GOTOOLCHAIN ?= go1.27.3
 ifeq ($(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOARCH),amd64)
 export GOEXPERIMENT ?= simd
 endif
-# gomlx/compute's fused dense gradient with a faster transpose and bias sum
-# (contrib/compute-patch/README.md: the same numbers bit for bit, RGCL's and
-# InfoGraph's COIL-DEL epochs 6-9% shorter): every go command below runs in a
+# gomlx/compute with a faster fused dense gradient and row gather/scatter
+# executors (contrib/compute-patch/README.md: the same numbers bit for bit,
+# COIL-DEL training epochs 6-17% shorter): every go command below runs in a
 # Go workspace (build/go.work, GOWORK) with the patched copy of the module.
 # Where it cannot be made (another compute version) the build goes on
 # without it, as plain `go build`/`go test` do. `make ... GOWORK=off` skips it.
