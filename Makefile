@@ -53,9 +53,10 @@ results: build
 # table with the paper's values beside ours, the figures, and each cell's
 # runs: make html RESULTS_DB=/path/to/runs.db [SENS_DB=/path/to/sens.db]
 SENS_DB ?=
-# The committed page stays under 1 MiB: two t-SNE panels (about 55 KB each)
-# and no training-curve panels (HTML_FLAGS; the v3 database's page is 1.2 MB
-# with the loss curves). `make html HTML_FLAGS=` draws bench's defaults.
+# The committed page is kept small: two t-SNE panels (about 55 KB each) and
+# no training-curve panels (HTML_FLAGS; 1.5 MB with the v5 databases of
+# 2026-11-27, the v3 database's page was 1.2 MB with the loss curves).
+# `make html HTML_FLAGS=` draws bench's defaults.
 HTML_FLAGS ?= --tsne 2 --curves none
 html: build
 	./bin/bench report html --db $(RESULTS_DB) $(if $(SENS_DB),--sensitivity-db $(SENS_DB)) $(HTML_FLAGS) -o docs/report.html
