@@ -79,7 +79,7 @@ if ls "$dir"/plus/*.db >/dev/null 2>&1; then
 	table "$dir/combo/conv=sage+unknown_mass=true.db" "$dir"/plus/*.db
 fi
 if [ -n "${COIL_DB:-}" ]; then
-	printf '\n## COIL-DEL low\n\nThe levers ugnn-plus kept, on COIL-DEL low against faithful ugnn (split seed 0, run seeds 0–2: a paired t-test over the seeds both sides finished, a Mann-Whitney U test when they differ; a cell with fewer than 2 seeds a side shows –).\n\n'
+	printf '\n## COIL-DEL low\n\nThe levers ugnn-plus kept (conv=sage, then unknown_mass with it) and, where COIL_PL_DB is given, the next one, pseudo_label=0.5 on top of both (not kept), on COIL-DEL low against faithful ugnn (split seed 0, run seeds 0–2: a paired t-test over the seeds both sides finished, a Mann-Whitney U test when they differ; a cell with fewer than 2 seeds a side shows –).\n\n'
 	select="--datasets COIL-DEL --ratios low"
 	table "db=$COIL_DB,method=ugnn" ${COIL_SAGE_DB:+"conv=sage|db=$COIL_SAGE_DB,method=ugnn-plus"} "conv=sage+unknown_mass=true (ugnn-plus)|db=$COIL_DB,method=ugnn-plus" \
 		${COIL_PL_DB:+"conv=sage+unknown_mass=true+pseudo_label=0.5|db=$COIL_PL_DB,method=ugnn-plus"} | sed 's/| low |/| COIL-DEL low |/'
