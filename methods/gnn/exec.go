@@ -124,7 +124,7 @@ type compiled struct {
 // model.Exec.Exec takes them), compiling it for their shapes if that
 // signature is not kept, and returns its outputs.
 func (x *Executable) Exec(args ...any) ([]*tensors.Tensor, error) {
-	key, args, err := shapeSignature(args)
+	key, shps, args, err := shapeSignature(args)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (x *Executable) Exec(args ...any) ([]*tensors.Tensor, error) {
 			return nil, err
 		}
 		start := time.Now()
-		if _, err := mx.Compile(argShapes(args)...); err != nil {
+		if _, err := mx.Compile(shps...); err != nil {
 			mx.Finalize()
 			return nil, err
 		}
@@ -182,15 +182,6 @@ func (x *Executable) CompileTime() time.Duration {
 	return x.compileTime
 }
 
-// argShapes are the shapes of args, tensors as shapeSignature returns them.
-func argShapes(args []any) []shapes.Shape {
-	s := make([]shapes.Shape, len(args))
-	for i, a := range args {
-		s[i] = a.(*tensors.Tensor).Shape()
-	}
-	return s
-}
-
 // Finalize releases every compiled signature.
 func (x *Executable) Finalize() {
 	x.mu.Lock()
@@ -202,24 +193,25 @@ func (x *Executable) Finalize() {
 }
 
 // shapeSignature is the key of args' shapes (dtype and dimensions of
-// each), with Go values converted to tensors (tensors.FromAnyValue, as
-// model.Exec does) so that they are converted once.
-func shapeSignature(args []any) (string, []any, error) {
+// each) and the shapes themselves, with Go values converted to tensors
+// (tensors.FromAnyValue, as model.Exec does) so that they are converted once.
+func shapeSignature(args []any) (string, []shapes.Shape, []any, error) {
 	var b strings.Builder
+	shps := make([]shapes.Shape, len(args))
 	out := make([]any, len(args))
 	for i, a := range args {
 		t, ok := a.(*tensors.Tensor)
 		if !ok {
 			var err error
 			if t, err = tensors.FromAnyValue(a); err != nil {
-				return "", nil, fmt.Errorf("argument %d: %w", i, err)
+				return "", nil, nil, fmt.Errorf("argument %d: %w", i, err)
 			}
 		}
-		out[i] = t
-		b.WriteString(t.Shape().String())
+		out[i], shps[i] = t, t.Shape()
+		b.WriteString(shps[i].String())
 		b.WriteByte('|')
 	}
-	return b.String(), out, nil
+	return b.String(), shps, out, nil
 }
 
 // IsInference reports whether g was compiled by Execs.Infer: a layer with
