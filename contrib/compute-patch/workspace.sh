@@ -17,8 +17,8 @@ out=${1:?usage: workspace.sh OUTDIR}
 go=${GO:-go}
 version=v0.1.14
 files=$(cd "$here" && find . -name '*.go.in' | sed 's|^\./||; s|\.in$||' | sort)
-current() { # the workspace exists and holds every file of the patch
-	[ -f "$out/go.work" ] || return 1
+current() { # the workspace exists, uses this checkout and holds every file of the patch
+	grep -qxF "use $root" "$out/go.work" 2>/dev/null || return 1
 	for f in $files; do cmp -s "$here/$f.in" "$out/compute/$f" || return 1; done
 }
 if current; then

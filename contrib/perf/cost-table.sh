@@ -4,6 +4,7 @@
 # `bench grid --dry-run` on a results database (runs.EstimateSeconds: finished runs
 # of the same row and dataset scaled to the protocol's steps, else relative costs
 # to other rows on other datasets). A finished run counts its stored wall time.
+# Needs the sqlite3 command-line tool (finished runs' seconds).
 # Usage: contrib/perf/cost-table.sh DB [BENCH] [DATASETS]
 set -eu
 db=${1:?usage: cost-table.sh DB [BENCH] [DATASETS]}
