@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/ugbench/ugbench/datasets"
 	"github.com/ugbench/ugbench/internal/supervisor"
@@ -152,9 +153,18 @@ func runGrid(args []string, stdout io.Writer) error {
 	} else if n > 0 {
 		fmt.Fprintf(os.Stderr, "marked %d stale running run(s) from an earlier process as interrupted\n", n)
 	}
+	// A second Ctrl-C kills at once, from a second after the first: a signal
+	// delivered more than once at a time (Slurm signals every process of a
+	// job step, and --restart-after-crash's supervisor passes its signal on)
+	// still stops the grid gracefully, and its repeats are ignored until
+	// then, also after runGrid has returned, so the exit status stays 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
+	defer func() {
+		if ctx.Err() == nil {
+			stop()
+		}
+	}()
+	go func() { <-ctx.Done(); time.Sleep(time.Second); stop() }()
 	backendCfg := gnn.BackendConfig(*backend)
 	// Start the backend now: a bad --backend fails before any run, and what
 	// GoMLX prints when it starts comes before the progress bar.

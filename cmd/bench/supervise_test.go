@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ugbench/ugbench/datasets/datasetstest"
 	"github.com/ugbench/ugbench/runs"
@@ -40,5 +43,49 @@ func TestGridRestartAfterCrash(t *testing.T) {
 		if err != nil || len(all) != c.wantRuns {
 			t.Errorf("crash %s: %d runs stored (%v), want %d", c.crash, len(all), err, c.wantRuns)
 		}
+	}
+}
+
+// TestGridSignalledTwiceAtOnce: a SIGTERM delivered more than once within
+// a moment — Slurm signals every process of a job step, and the
+// supervisor of --restart-after-crash passes its own on — stops the grid
+// gracefully: the child exits 130 with its run stored as interrupted,
+// not killed by a repeat with the run left "running". (Before the repeat
+// was ignored for a second, whether this failed depended on how long the
+// child took to stop: 3 s into a run it did.)
+func TestGridSignalledTwiceAtOnce(t *testing.T) {
+	dir := datasetstest.DirFor(t, "Letter-high")
+	db := filepath.Join(t.TempDir(), "runs.db")
+	args := []string{"--methods", "gin-topk", "--datasets", "Letter-high", "--ratios", "low", "--seeds", "0",
+		"--steps", "1000000", "--db", db, "--data-dir", dir, "--quiet", "--restart-after-crash", "1"}
+	status := func() (runs.Status, error) {
+		store, err := runs.Open(db)
+		if err != nil {
+			return "", err
+		}
+		defer store.Close()
+		all, err := store.List(runs.Filter{})
+		if err != nil || len(all) != 1 {
+			return "", err
+		}
+		return all[0].Status, nil
+	}
+	go func() { // while the run trains: a signal, then the same again 10 times in 0.4 s
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if s, _ := status(); s == runs.StatusRunning {
+				time.Sleep(3 * time.Second)
+				for range 11 {
+					_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+					time.Sleep(40 * time.Millisecond)
+				}
+				return
+			}
+		}
+	}()
+	if got := exitCode(runGrid(args, nil)); got != 130 {
+		t.Errorf("exit status %d, want 130 (stopped gracefully)", got)
+	}
+	if s, err := status(); s != runs.StatusInterrupted {
+		t.Errorf("run stored as %q (%v), want %q", s, err, runs.StatusInterrupted)
 	}
 }

@@ -39,22 +39,33 @@ type Command struct {
 
 // Run runs c and, each time its process dies of a runtime fatal error
 // (Crashed), runs it again, at most maxRestarts times, saying so on log.
-// It returns the exit status of the last process (0 on success). SIGTERM
-// sent to the supervisor is passed on to the child and ends the
-// supervision; SIGINT from a terminal reaches the child directly (same
-// process group), and a child that ends after it is not restarted either.
+// It returns the exit status of the last process (0 on success). The
+// child runs in a process group of its own, and each SIGINT or SIGTERM the
+// supervisor receives is passed on to it once and ends the supervision (a
+// child that ends after it is not restarted): a Ctrl-C at a terminal, which
+// signals the terminal's foreground process group, and `kill -INT PID` of
+// the supervisor both reach the child exactly once (`bench grid` stops
+// gracefully on the first and at once on the second). Once a signal has
+// come, Run leaves SIGINT and SIGTERM caught when it returns, so that
+// repeats of it (Slurm signals every process of a job step) do not kill the
+// caller before it exits with the child's status.
 // The error is non-nil only when a process could not be started.
 func Run(ctx context.Context, c Command, maxRestarts int, log io.Writer) (int, error) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	stopped := false
+	defer func() {
+		if !stopped { // after a signal its repeats stay caught (and dropped) until the caller exits
+			signal.Stop(sigs)
+		}
+	}()
 	for attempt := 0; ; attempt++ {
 		mark := &fatalMark{}
 		cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 		cmd.Env = c.Env
 		cmd.Stdout = c.Stdout
 		cmd.Stderr = io.MultiWriter(c.Stderr, mark)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			return 1, fmt.Errorf("supervisor: start %s: %w", c.Path, err)
 		}
@@ -68,9 +79,7 @@ func Run(ctx context.Context, c Command, maxRestarts int, log io.Writer) (int, e
 				break wait
 			case s := <-sigs:
 				stopped = true
-				if s == syscall.SIGTERM {
-					_ = cmd.Process.Signal(s)
-				}
+				_ = cmd.Process.Signal(s)
 			}
 		}
 		code := 0

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestCrashed: status 2 counts as a crash only with the runtime's mark;
@@ -94,6 +96,44 @@ func TestRun(t *testing.T) {
 			}
 			if c.wantInLog == "" && log.Len() > 0 || !strings.Contains(log.String(), c.wantInLog) {
 				t.Errorf("log %q, want %q", log.String(), c.wantInLog)
+			}
+		})
+	}
+}
+
+// TestRunPassesSignalsOnOnce: SIGINT or SIGTERM sent to the supervisor's
+// process alone (`kill -INT PID`) reaches the child once, and the child
+// that ends after it is not restarted even when it ends as a crash would.
+// The child counts the signals it receives and ends 0.5 s after the first
+// (or after 5 s without one).
+func TestRunPassesSignalsOnOnce(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			got, ready := filepath.Join(dir, "got"), filepath.Join(dir, "ready")
+			body := `c=0; trap 'c=$((c+1)); echo $c > "$2"' INT TERM; echo > "$3"; ` +
+				`i=0; while [ $c -eq 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.5; echo "fatal error: fault" >&2; exit 2`
+			cmd, counter := script(t, body)
+			cmd.Args = append(cmd.Args, got, ready)
+			var errOut, log bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &errOut
+			go func() {
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					if _, err := os.Stat(ready); err == nil {
+						_ = syscall.Kill(os.Getpid(), sig)
+						return
+					}
+				}
+			}()
+			code, err := Run(context.Background(), cmd, 3, &log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := os.ReadFile(got)
+			runs, _ := os.ReadFile(counter)
+			if strings.TrimSpace(string(n)) != "1" || strings.TrimSpace(string(runs)) != "1" || code != 2 {
+				t.Errorf("child got %q signal(s) in %q run(s), exit %d; want 1 signal, 1 run, exit 2 (log %q)",
+					strings.TrimSpace(string(n)), strings.TrimSpace(string(runs)), code, log.String())
 			}
 		})
 	}
