@@ -17,8 +17,9 @@ out=${1:?usage: workspace.sh OUTDIR}
 go=${GO:-go}
 version=v0.1.14
 files=$(cd "$here" && find . -name '*.go.in' | sed 's|^\./||; s|\.in$||' | sort)
-current() { # the workspace exists, uses this checkout and holds every file of the patch
+current() { # the workspace exists, uses this checkout and holds every file of the patch and no other
 	grep -qxF "use $root" "$out/go.work" 2>/dev/null || return 1
+	[ "$(cat "$out/compute/.ugbench-patch" 2>/dev/null)" = "$files" ] || return 1
 	for f in $files; do cmp -s "$here/$f.in" "$out/compute/$f" || return 1; done
 }
 if current; then
@@ -46,6 +47,7 @@ rm -rf "$out/compute"
 cp -R "$dir" "$out/compute"
 chmod -R u+w "$out/compute"
 for f in $files; do cp "$here/$f.in" "$out/compute/$f"; done
+echo "$files" > "$out/compute/.ugbench-patch" # what current() compares: a file the patch drops must go too
 out=$(cd "$out" && pwd)
 cat > "$out/go.work" <<WORK
 go 1.27.3

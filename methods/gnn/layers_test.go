@@ -267,22 +267,43 @@ func TestReLU(t *testing.T) {
 
 // TestLinearKnownAnswer checks Linear and LinearReLU (one fused dense op)
 // on x of rank 2 and 3: the value and the gradients of Σ c·y with respect to
-// x, W and b against a float64 computation from the stored variables.
+// x, W and b against a float64 computation from the stored variables. The
+// "tiles" cases have 37 rows of 20 inputs and 40 outputs, so that the weight
+// gradient's transpose of x has whole 8×8 tiles and ragged edges, and the
+// bias gradient more columns than one task of contrib/compute-patch's
+// row-order sum takes (under `make`).
 func TestLinearKnownAnswer(t *testing.T) {
-	xData := []float32{1, -2, 0.5, 3, 0, -1, 2, 1, -0.5, 0.25, -3, 1.5}
-	cData := []float32{1, -1, 2, 0.5, -2, 1, 3, -0.5}
+	hand := []float32{1, -2, 0.5, 3, 0, -1, 2, 1, -0.5, 0.25, -3, 1.5}
+	handC := []float32{1, -1, 2, 0.5, -2, 1, 3, -0.5}
 	for _, c := range []struct {
 		name string
 		dims []int
+		out  int
 		relu bool
 	}{
-		{"rank2", []int{4, 3}, false},
-		{"rank2-relu", []int{4, 3}, true},
-		{"rank3", []int{2, 2, 3}, false},
-		{"rank3-relu", []int{2, 2, 3}, true},
+		{"rank2", []int{4, 3}, 2, false},
+		{"rank2-relu", []int{4, 3}, 2, true},
+		{"rank3", []int{2, 2, 3}, 2, false},
+		{"rank3-relu", []int{2, 2, 3}, 2, true},
+		{"tiles", []int{37, 20}, 40, false},
+		{"tiles-relu", []int{37, 20}, 40, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			const in, out, rows = 3, 2, 4
+			in, out := c.dims[len(c.dims)-1], c.out
+			rows := 1
+			for _, d := range c.dims[:len(c.dims)-1] {
+				rows *= d
+			}
+			xData, cData := hand, handC
+			if rows*in != len(hand) { // values in [-2, 2] with both signs, no pattern of 8
+				xData, cData = make([]float32, rows*in), make([]float32, rows*out)
+				for i := range xData {
+					xData[i] = float32((i*37)%29-14) / 7
+				}
+				for i := range cData {
+					cData[i] = float32((i*13)%23-11) / 5
+				}
+			}
 			store := model.NewStore()
 			if err := SetSeed(store, 5); err != nil {
 				t.Fatal(err)
