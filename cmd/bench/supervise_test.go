@@ -70,8 +70,18 @@ func TestGridSignalledTwiceAtOnce(t *testing.T) {
 		}
 		return all[0].Status, nil
 	}
-	go func() { // while the run trains: a signal, then the same again 10 times in 0.4 s
+	// While the run trains: a signal, then the same again 10 times in 0.4 s.
+	// burst is closed when the last signal is sent (or none will be: the
+	// grid ended first), so that none reaches the next test.
+	ended, burst := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(burst)
 		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			select {
+			case <-ended:
+				return
+			default:
+			}
 			if s, _ := status(); s == runs.StatusRunning {
 				time.Sleep(3 * time.Second)
 				for range 11 {
@@ -82,7 +92,10 @@ func TestGridSignalledTwiceAtOnce(t *testing.T) {
 			}
 		}
 	}()
-	if got := exitCode(runGrid(args, nil)); got != 130 {
+	got := exitCode(runGrid(args, nil))
+	close(ended)
+	<-burst
+	if got != 130 {
 		t.Errorf("exit status %d, want 130 (stopped gracefully)", got)
 	}
 	if s, err := status(); s != runs.StatusInterrupted {
