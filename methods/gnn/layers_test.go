@@ -269,9 +269,8 @@ func TestReLU(t *testing.T) {
 // on x of rank 2 and 3: the value and the gradients of Σ c·y with respect to
 // x, W and b against a float64 computation from the stored variables. The
 // "tiles" cases have 37 rows of 20 inputs and 40 outputs, so that the weight
-// gradient's transpose of x has whole 8×8 tiles and ragged edges, and the
-// bias gradient more columns than one task of contrib/compute-patch's
-// row-order sum takes (under `make`).
+// gradient's transpose of x has whole 8×8 tiles and ragged edges (the
+// tiled loop of contrib/compute-patch, under `make`).
 func TestLinearKnownAnswer(t *testing.T) {
 	hand := []float32{1, -2, 0.5, 3, 0, -1, 2, 1, -0.5, 0.25, -3, 1.5}
 	handC := []float32{1, -1, 2, 0.5, -2, 1, 3, -0.5}
