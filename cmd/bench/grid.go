@@ -154,10 +154,11 @@ func runGrid(args []string, stdout io.Writer) error {
 		fmt.Fprintf(os.Stderr, "marked %d stale running run(s) from an earlier process as interrupted\n", n)
 	}
 	// A second Ctrl-C kills at once, from a second after the first: a signal
-	// delivered more than once at a time (Slurm signals every process of a
-	// job step, and --restart-after-crash's supervisor passes its signal on)
-	// still stops the grid gracefully, and its repeats are ignored until
-	// then, also after runGrid has returned, so the exit status stays 130.
+	// delivered more than once at a time (a terminal or Slurm signals every
+	// process of the group or job step, and --restart-after-crash's
+	// supervisor passes its own on) still stops the grid gracefully, and its
+	// repeats are ignored until then, also after runGrid has returned, so
+	// the exit status stays 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer func() {
 		if ctx.Err() == nil {

@@ -39,16 +39,17 @@ type Command struct {
 
 // Run runs c and, each time its process dies of a runtime fatal error
 // (Crashed), runs it again, at most maxRestarts times, saying so on log.
-// It returns the exit status of the last process (0 on success). The
-// child runs in a process group of its own, and each SIGINT or SIGTERM the
-// supervisor receives is passed on to it once and ends the supervision (a
-// child that ends after it is not restarted): a Ctrl-C at a terminal, which
-// signals the terminal's foreground process group, and `kill -INT PID` of
-// the supervisor both reach the child exactly once (`bench grid` stops
-// gracefully on the first and at once on the second). Once a signal has
-// come, Run leaves SIGINT and SIGTERM caught when it returns, so that
-// repeats of it (Slurm signals every process of a job step) do not kill the
-// caller before it exits with the child's status.
+// It returns the exit status of the last process (0 on success). Each
+// SIGINT or SIGTERM the supervisor receives is passed on to the child and
+// ends the supervision (a child that ends after it is not restarted), so
+// that `kill -INT PID` of the supervisor reaches the child. The child stays
+// in the supervisor's process group, so that what signals or kills the
+// group (a terminal's Ctrl-C, Slurm, `kill -- -PGID`) reaches it too: it
+// then gets the signal twice within a moment, which `bench grid` takes as
+// one (it stops gracefully, and only a repeat a second later kills it).
+// Once a signal has come, Run leaves SIGINT and SIGTERM caught when it
+// returns, so that repeats of it do not kill the caller before it exits
+// with the child's status.
 // The error is non-nil only when a process could not be started.
 func Run(ctx context.Context, c Command, maxRestarts int, log io.Writer) (int, error) {
 	sigs := make(chan os.Signal, 2)
@@ -65,7 +66,6 @@ func Run(ctx context.Context, c Command, maxRestarts int, log io.Writer) (int, e
 		cmd.Env = c.Env
 		cmd.Stdout = c.Stdout
 		cmd.Stderr = io.MultiWriter(c.Stderr, mark)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			return 1, fmt.Errorf("supervisor: start %s: %w", c.Path, err)
 		}

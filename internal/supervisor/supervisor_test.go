@@ -102,8 +102,9 @@ func TestRun(t *testing.T) {
 }
 
 // TestRunPassesSignalsOnOnce: SIGINT or SIGTERM sent to the supervisor's
-// process alone (`kill -INT PID`) reaches the child once, and the child
-// that ends after it is not restarted even when it ends as a crash would.
+// process alone (`kill -INT PID`) reaches the child once (before, a SIGINT
+// did not), and the child that ends after it is not restarted even when it
+// ends as a crash would.
 // The child counts the signals it receives and ends 0.5 s after the first
 // (or after 5 s without one).
 func TestRunPassesSignalsOnOnce(t *testing.T) {
