@@ -215,8 +215,14 @@ if [ -d "$shard_resume" ]; then
 fi
 status=0
 "$BENCH" grid "${GRID[@]}" --shard env/$SHARDS --db "$local_dir/runs.db" --quiet || status=$?
-# bench has closed the database (its WAL checkpointed into the file):
-# copy it, then rename, so a reader never sees half a file.
+# A bench that closed the database checkpointed its WAL into the file. One
+# killed before (Slurm's SIGKILL after KillWait, a second signal) left the
+# runs it committed since in runs.db-wal: opening and closing the store
+# checkpoints them, so that copying the file alone loses none.
+if [ -s "$local_dir/runs.db-wal" ]; then
+	"$BENCH" runs --db "$local_dir/runs.db" > /dev/null || echo "ugbench: shard $i: could not checkpoint $local_dir/runs.db-wal" >&2
+fi
+# Copy the database, then rename, so a reader never sees half a file.
 cp "$local_dir/runs.db" "$shard_db.part-$SLURM_JOB_ID"
 mv -f "$shard_db.part-$SLURM_JOB_ID" "$shard_db"
 # The states of runs still unfinished (bench deletes a run's state when it

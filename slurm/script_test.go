@@ -117,7 +117,9 @@ func TestScriptRoles(t *testing.T) {
 	log := filepath.Join(dir, "calls.log")
 	// The fake bench logs its arguments; as grid it writes "db of shard"
 	// into its --db file, which must already hold a resumed shard's
-	// content if there was one.
+	// content if there was one, and with FAKE_WAL a -wal file beside it
+	// (a bench killed before it closed the store); as runs it folds the
+	// -wal file into the database, as SQLite's checkpoint on close does.
 	// As grid it also logs the saved run state it finds in the default
 	// cache beside --db, and saves one (FAKE_SAVE) or finishes it (drops
 	// the state, as bench does when the run finishes).
@@ -132,7 +134,12 @@ if [ "$1" = grid ]; then
 	else
 		rm -rf "$(dirname "$db")/ugbench-cache/resume"/*
 	fi
+	if [ -n "${FAKE_WAL:-}" ]; then echo "$FAKE_WAL" >"$db-wal"; fi
 	exit ${FAKE_EXIT:-0}
+fi
+if [ "$1" = runs ]; then
+	while [ $# -gt 0 ]; do [ "$1" = --db ] && db=$2; shift; done
+	cat "$db-wal" >>"$db" && rm "$db-wal"
 fi`)
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
@@ -204,6 +211,19 @@ n=$(cat `+Quote(filepath.Join(dir, "jobid"))+` 2>/dev/null || echo 100); echo $(
 	calls()
 	if b, _ := os.ReadFile(shardDB); string(b) != "shard 1\nshard 1\n" {
 		t.Errorf("rerun shard database: %q, want the first run's content and the rerun's", b)
+	}
+
+	// A bench killed before it closed the database left committed runs in
+	// its -wal file: the script checkpoints them before copying.
+	out, err = run(append(task, "FAKE_WAL=committed before the kill", "FAKE_EXIT=143"))
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 143 {
+		t.Errorf("array task with a killed grid: %v, want exit status 143\n%s", err, out)
+	}
+	if got := calls(); len(got) != 2 || got[1] != "bench|runs|--db|"+local+"|" {
+		t.Errorf("array task with a killed grid called %q, want the grid, then bench runs on its database", got)
+	}
+	if b, _ := os.ReadFile(shardDB); string(b) != "shard 1\nshard 1\nshard 1\ncommitted before the kill\n" {
+		t.Errorf("shard database after a killed grid: %q, want the -wal file's runs in it", b)
 	}
 
 	// A task that ends with an unfinished run (its time limit) leaves the

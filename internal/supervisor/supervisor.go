@@ -82,6 +82,13 @@ func Run(ctx context.Context, c Command, maxRestarts int, log io.Writer) (int, e
 				_ = cmd.Process.Signal(s)
 			}
 		}
+		// A signal that came as the child ended (select picks at random
+		// when both are ready) still ends the supervision: no restart.
+		select {
+		case <-sigs:
+			stopped = true
+		default:
+		}
 		code := 0
 		var ee *exec.ExitError
 		switch {
