@@ -200,13 +200,27 @@ func runGrid(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(os.Stderr, "grid: %d finished, %d failed, %d interrupted, %d already done%s (db %s)\n",
 		sum.Finished, sum.Failed, sum.Interrupted, sum.Skipped, elsewhere, *db)
+	return gridOutcome(sum, len(specs), err, *db)
+}
+
+// gridOutcome is the error runGrid ends with, given the scheduler's
+// summary of n specs and its error: errInterrupted while a signal left
+// runs to do (interrupted, unstarted or running elsewhere), so that main
+// exits 130; a signal that came after the last run ended leaves nothing to
+// resume, and the grid ends as if none had come (as it does for one after
+// the scheduler returned).
+func gridOutcome(sum suite.Summary, n int, err error, db string) error {
+	if errors.Is(err, context.Canceled) {
+		if sum.Finished+sum.Failed+sum.Skipped < n {
+			return errInterrupted
+		}
+		err = nil
+	}
 	switch {
-	case errors.Is(err, context.Canceled):
-		return errInterrupted
 	case err != nil:
 		return err
 	case sum.Failed > 0:
-		return fmt.Errorf("%d run(s) failed; see `bench runs --db %s --status failed`", sum.Failed, *db)
+		return fmt.Errorf("%d run(s) failed; see `bench runs --db %s --status failed`", sum.Failed, db)
 	}
 	return nil
 }
