@@ -122,12 +122,12 @@ func TestParseSideAndAlign(t *testing.T) {
 }
 
 func TestValidScore(t *testing.T) {
-	for _, bad := range []string{"KNN", "knn k", "", "k:n"} {
+	for _, bad := range []string{"KNN", "knn k", "", "k:n", "knn;k"} {
 		if ValidScore(bad) == nil {
 			t.Errorf("ValidScore(%q) = nil", bad)
 		}
 	}
-	for _, good := range []string{suite.NativeScore, "knn_k10", "mahalanobis_shrink0.5"} {
+	for _, good := range []string{suite.NativeScore, "knn_k10", "mahalanobis_shrink0.5", "energy_t1e-05", "energy_t1e+21"} {
 		if err := ValidScore(good); err != nil {
 			t.Errorf("ValidScore(%q) = %v", good, err)
 		}

@@ -87,6 +87,9 @@ func (m *mahalanobis) Fit(labelled Outputs, labels []int, numKnown int) error {
 		}
 		cov[a*d+a] += m.shrink * trace / float64(d)
 	}
+	if !(trace > 0) { // no shrinkage can help: every D^l embedding equals its class mean
+		return fmt.Errorf("the %d labelled embeddings of width %d have no within-class variance (one graph per class, or embeddings collapsed within each class): the shared covariance is 0 whatever shrink", n, d)
+	}
 	var ch mat.Cholesky
 	if !ch.Factorize(mat.NewSymDense(d, cov)) || ch.Cond() > mat.ConditionTolerance {
 		return fmt.Errorf("shrunk covariance of %d labelled embeddings of width %d is not positive definite (shrink=%g): raise shrink", n, d, m.shrink)

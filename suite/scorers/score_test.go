@@ -120,22 +120,25 @@ func TestMahalanobisNotPositiveDefinite(t *testing.T) {
 	cases := []struct {
 		spec     string
 		labelled [][]float32
-		ok       bool
+		labels   []int
+		wantErr  string // "" when Fit succeeds
 	}{
 		// Residuals (±1, ±1) span one direction: Σ = [[1,1],[1,1]] is singular.
-		{"mahalanobis:shrink=0", [][]float32{{-1, -1}, {1, 1}}, false},
+		{"mahalanobis:shrink=0", [][]float32{{-1, -1}, {1, 1}}, []int{0, 0}, "raise shrink"},
 		// Shrinkage makes it definite: ½Σ + ½·1·I = [[1, ½], [½, 1]].
-		{"mahalanobis:shrink=0.5", [][]float32{{-1, -1}, {1, 1}}, true},
+		{"mahalanobis:shrink=0.5", [][]float32{{-1, -1}, {1, 1}}, []int{0, 0}, ""},
 		// Every graph at its class mean: Σ = 0 and tr Σ = 0, no shrinkage helps.
-		{"mahalanobis:shrink=1", [][]float32{{2, 3}, {2, 3}}, false},
+		{"mahalanobis:shrink=1", [][]float32{{2, 3}, {2, 3}}, []int{0, 0}, "no within-class variance"},
+		// One labelled graph per class: the same.
+		{"mahalanobis:shrink=0.5", [][]float32{{-1, -1}, {1, 1}}, []int{0, 1}, "no within-class variance"},
 	}
 	for _, c := range cases {
-		err := mustParse(t, c.spec).Fit(scorers.Outputs{Embeddings: c.labelled}, []int{0, 0}, 1)
-		if (err == nil) != c.ok {
-			t.Errorf("%s: Fit error %v, want ok=%v", c.spec, err, c.ok)
-		}
-		if err != nil && !strings.Contains(err.Error(), "raise shrink") {
-			t.Errorf("%s: error %q does not say to raise shrink", c.spec, err)
+		err := mustParse(t, c.spec).Fit(scorers.Outputs{Embeddings: c.labelled}, c.labels, 2)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s on %v: Fit error %v, want none", c.spec, c.labelled, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s on %v: Fit error %v, want one saying %q", c.spec, c.labelled, err, c.wantErr)
 		}
 	}
 }
