@@ -36,7 +36,9 @@ func init() {
 // pseudo-inverse; shrink=0 is that Σ, and Fit fails (asking for a larger
 // shrink) where it is not numerically positive definite, as happens when
 // the labelled graphs outnumber their classes by less than the embedding
-// width (the residuals then span fewer dimensions).
+// width (the residuals then span fewer dimensions). It fails whatever
+// shrink when tr Σ = 0: every labelled embedding equals its class mean
+// (one labelled graph per class).
 type mahalanobis struct {
 	shrink float64
 	l      [][]float64 // lower Cholesky factor L of Σ', row by row
@@ -81,14 +83,14 @@ func (m *mahalanobis) Fit(labelled Outputs, labels []int, numKnown int) error {
 	for a := range d {
 		trace += cov[a*d+a] / float64(n)
 	}
+	if !(trace > 0) { // no shrinkage can help: every D^l embedding equals its class mean
+		return fmt.Errorf("the %d labelled embeddings of width %d have no within-class variance (one graph per class, or embeddings collapsed within each class): the shared covariance is 0 whatever shrink", n, d)
+	}
 	for a := range d {
 		for b := range d {
 			cov[a*d+b] *= (1 - m.shrink) / float64(n)
 		}
 		cov[a*d+a] += m.shrink * trace / float64(d)
-	}
-	if !(trace > 0) { // no shrinkage can help: every D^l embedding equals its class mean
-		return fmt.Errorf("the %d labelled embeddings of width %d have no within-class variance (one graph per class, or embeddings collapsed within each class): the shared covariance is 0 whatever shrink", n, d)
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(mat.NewSymDense(d, cov)) || ch.Cond() > mat.ConditionTolerance {
