@@ -83,7 +83,8 @@ var infos = []Info{
 		NodeFeature: "superpixel mean intensity + centroid (row, col)", PaperGraphs: 55000, PaperClasses: 10, PaperAvgNodes: 70.6, PaperAvgEdges: 564.5,
 		Steps: 2000}, // measured 2026-11-26 (docs/protocol.md §5): gin-topk at the high ratio plateaus at ~2,000 steps
 	{Name: "CIFAR10", Classes: 10, Known: 7, Low: 0.30, High: 0.70, InPaper: true, Format: FormatSuperpixel,
-		NodeFeature: "superpixel mean RGB + centroid (row, col)", PaperGraphs: 45000, PaperClasses: 10, PaperAvgNodes: 117.6, PaperAvgEdges: 941.2},
+		NodeFeature: "superpixel mean RGB + centroid (row, col)", PaperGraphs: 45000, PaperClasses: 10, PaperAvgNodes: 117.6, PaperAvgEdges: 941.2,
+		Steps: 4000}, // measured 2026-11-27 (docs/protocol.md §5): three of four curves plateau by ~3,300 steps, gin-topk high still climbs slowly at 4,000
 	{Name: "REDDIT-MULTI-12K", Classes: 11, Known: 7, Low: 0.30, High: 0.70, InPaper: true, Format: FormatTU,
 		NodeFeature: "none: [1, degree]", PaperGraphs: 11929, PaperClasses: 11, PaperAvgNodes: 391.41, PaperAvgEdges: 456.89},
 	{Name: "COLORS-3", Classes: 11, Known: 7, Low: 0.30, High: 0.80, InPaper: true, Format: FormatTU,
