@@ -126,7 +126,7 @@ func runReport(args []string, stdout io.Writer) error {
 			Command: "bench " + strings.Join(append([]string{"report"}, args...), " "),
 			Sens:    sens, SensDBs: *sensDBs,
 			Embeddings: store.Embeddings, TSNERuns: *tsneRuns,
-			TSNE: figures.TSNEConfig{Perplexity: 30, Iterations: *tsneIters, LearningRate: figures.DefaultTSNELearningRate},
+			TSNE: figures.TSNEConfig{Perplexity: 30, Iterations: *tsneIters, LearningRate: figures.DefaultTSNELearningRate, MaxPoints: figures.DefaultTSNEMaxPoints},
 		}
 		return writeHTMLReport(stdout, *out, in, store, *curveNames)
 	case "accuracy":

@@ -19,6 +19,7 @@ func runPlotTSNE(args []string, stdout io.Writer) error {
 	iterations := fs.Int("iterations", 1000, "t-SNE gradient-descent steps")
 	lr := fs.Float64("learning-rate", figures.DefaultTSNELearningRate, "t-SNE learning rate (go-tsne accumulates gradients: keep it small)")
 	seed := fs.Int64("tsne-seed", 0, "seed of t-SNE's initial map")
+	maxPoints := fs.Int("max-points", figures.DefaultTSNEMaxPoints, "the most test graphs per panel: a larger test set (MNIST's, CIFAR10's) is cut to a uniform sample, the same graphs in every panel of a split, drawn by --tsne-seed (0: all; t-SNE is O(n²) a step)")
 	cols := fs.Int("cols", 2, "panels per row")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -50,7 +51,7 @@ func runPlotTSNE(args []string, stdout io.Writer) error {
 		return fmt.Errorf("t-SNE: %d runs selected, at most %d panels; narrow the selection (--methods, --seeds, --ids)", len(rs), figures.MaxTSNERuns)
 	}
 	plots, err := figures.TSNEPlots(rs, store.Embeddings, figures.TSNEConfig{
-		Perplexity: *perplexity, Iterations: *iterations, LearningRate: *lr, Seed: *seed})
+		Perplexity: *perplexity, Iterations: *iterations, LearningRate: *lr, Seed: *seed, MaxPoints: *maxPoints})
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,15 @@ func TestPlotTSNE(t *testing.T) {
 			t.Errorf("%s is not the SVG of the figure: %.200s", file, b)
 		}
 	}
+	// --max-points cuts the 450-graph test set to a sample and says so.
+	file := filepath.Join(tmp, "sample.svg")
+	out.Reset()
+	if err := runPlot([]string{"tsne", "--db", db, "--methods", "gin-topk", "--seeds", "1", "--out", file, "--iterations", "10", "--perplexity", "20", "--max-points", "100"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(file); err != nil || !bytes.Contains(b, []byte("100 of 450 test graphs")) {
+		t.Errorf("plot tsne --max-points 100: %v; the title does not say 100 of 450 test graphs", err)
+	}
 
 	for _, tc := range []struct {
 		args []string

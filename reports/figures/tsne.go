@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand"
+	"slices"
 	"sync"
 
 	"github.com/danaugrs/go-tsne/tsne"
@@ -38,8 +39,41 @@ type TSNEConfig struct {
 	// points beside another cluster's, rate 10 none.
 	LearningRate float64
 	// Seed seeds the initial map (go-tsne draws it, N(0, 10⁻⁴), from
-	// math/rand's global source; see TSNE).
+	// math/rand's global source; see TSNE) and, in TSNEPlots, the sample
+	// of MaxPoints graphs.
 	Seed int64
+	// MaxPoints, if > 0, is the most test graphs TSNEPlots maps per
+	// panel: a larger test set is cut to a uniform sample of MaxPoints
+	// graphs (SampleEmbeddings), the same graphs in every panel of one
+	// split. t-SNE here is O(n²) in time and memory a step: MNIST's
+	// 14,000 test graphs would take ~19 s a step and 1.6 GB a matrix;
+	// DefaultTSNEMaxPoints graphs take ~0.4 s and 32 MB.
+	MaxPoints int
+}
+
+// DefaultTSNEMaxPoints is the sample size bench plot tsne and bench report
+// html use unless told otherwise (TSNEConfig.MaxPoints): above every test
+// set of the TU datasets here (COIL-DEL's 780 is the largest), so only the
+// superpixel datasets are sampled.
+const DefaultTSNEMaxPoints = 2000
+
+// SampleEmbeddings returns e cut to max rows drawn uniformly without
+// replacement by seed, in ascending graph order, or e itself if it has at
+// most max rows or max ≤ 0. The draw depends only on len(e.Graphs), max
+// and seed, so runs of one split (one test set) keep the same graphs.
+func SampleEmbeddings(e *suite.Embeddings, max int, seed int64) *suite.Embeddings {
+	n := len(e.Graphs)
+	if max <= 0 || n <= max {
+		return e
+	}
+	keep := rand.New(rand.NewSource(seed)).Perm(n)[:max]
+	slices.Sort(keep)
+	out := &suite.Embeddings{Dim: e.Dim, Graphs: make([]int, max), Truth: make([]int, max), Data: make([]float32, 0, max*e.Dim)}
+	for k, i := range keep {
+		out.Graphs[k], out.Truth[k] = e.Graphs[i], e.Truth[i]
+		out.Data = append(out.Data, e.Row(i)...)
+	}
+	return out
 }
 
 // DefaultTSNELearningRate is the learning rate bench plot tsne uses
@@ -243,8 +277,10 @@ const MaxTSNERuns = 8
 
 // TSNEPlots draws the paper's Figure 6 for rs: one TSNEPlot panel per run,
 // in rs's order, of the t-SNE (TSNE, cfg) of the run's stored test-set
-// embeddings, which emb returns (runs.Store.Embeddings), titled with the
-// method, dataset, ratio, split seed, seed and run id. Every run is mapped
+// embeddings, which emb returns (runs.Store.Embeddings), cut to
+// cfg.MaxPoints graphs (SampleEmbeddings with cfg.Seed), titled with the
+// method, dataset, ratio, split seed, seed and run id (and "m of n test
+// graphs" when sampled). Every run is mapped
 // with the same cfg, so two panels differ only in their embeddings. It
 // returns an error for no run or more than MaxTSNERuns, and for a run
 // without stored embeddings (emb's error wraps runs.ErrNoEmbeddings),
@@ -265,15 +301,18 @@ func TSNEPlots(rs []runs.Run, emb func(id int64) (*suite.Embeddings, error), cfg
 		if err != nil {
 			return nil, err
 		}
+		all := len(e.Graphs)
+		e = SampleEmbeddings(e, cfg.MaxPoints, cfg.Seed)
 		pts, err := TSNE(e, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("run %d (%s): %w", r.ID, r.Spec, err)
 		}
 		s := r.Spec
-		p, err := TSNEPlot(TSNEPanel{
-			Title:  fmt.Sprintf("%s · %s %s · split %d seed %d (run %d)", s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed, r.ID),
-			Points: pts, Truth: e.Truth,
-		})
+		title := fmt.Sprintf("%s · %s %s · split %d seed %d (run %d)", s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed, r.ID)
+		if len(e.Graphs) < all {
+			title += fmt.Sprintf(" · %d of %d test graphs", len(e.Graphs), all)
+		}
+		p, err := TSNEPlot(TSNEPanel{Title: title, Points: pts, Truth: e.Truth})
 		if err != nil {
 			return nil, err
 		}

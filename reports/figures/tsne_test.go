@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -237,5 +238,43 @@ func BenchmarkTSNE(b *testing.B) {
 		if _, err := TSNE(e, cfg); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSampleEmbeddings: a test set above max is cut to max rows in
+// ascending graph order, each row still its graph's (data and truth); the
+// draw depends on the size and the seed only, so two runs of one split
+// keep the same graphs; at or under max, or with max ≤ 0, e is returned.
+func TestSampleEmbeddings(t *testing.T) {
+	a, b := clusters(3, 4, 2, 1), clusters(3, 4, 2, 2) // 12 rows each, other values
+	for _, c := range []struct {
+		name string
+		max  int
+		want int
+	}{{"cut", 5, 5}, {"at n", 12, 12}, {"above n", 50, 12}, {"off", 0, 12}} {
+		t.Run(c.name, func(t *testing.T) {
+			sa, sb := SampleEmbeddings(a, c.max, 7), SampleEmbeddings(b, c.max, 7)
+			if len(sa.Graphs) != c.want || len(sa.Truth) != c.want || len(sa.Data) != c.want*a.Dim {
+				t.Fatalf("%d graphs, %d truths, %d values; want %d rows of width %d", len(sa.Graphs), len(sa.Truth), len(sa.Data), c.want, a.Dim)
+			}
+			if c.want == len(a.Graphs) && sa != a {
+				t.Errorf("max %d: a copy, want e itself", c.max)
+			}
+			for k, g := range sa.Graphs {
+				if k > 0 && g <= sa.Graphs[k-1] {
+					t.Fatalf("graphs %v: not ascending", sa.Graphs)
+				}
+				if sb.Graphs[k] != g {
+					t.Fatalf("graphs %v and %v: two runs of one test set sampled differently", sa.Graphs, sb.Graphs)
+				}
+				i := g // clusters numbers its graphs 0..n−1 in row order
+				if sa.Truth[k] != a.Truth[i] || sa.Row(k)[0] != a.Row(i)[0] || sa.Row(k)[1] != a.Row(i)[1] {
+					t.Errorf("row %d (graph %d) is not that graph's", k, g)
+				}
+			}
+		})
+	}
+	if x, y := SampleEmbeddings(a, 5, 7).Graphs, SampleEmbeddings(a, 5, 8).Graphs; slices.Equal(x, y) {
+		t.Errorf("seeds 7 and 8 drew the same graphs %v", x)
 	}
 }
