@@ -57,18 +57,19 @@ type TSNEConfig struct {
 // superpixel datasets are sampled.
 const DefaultTSNEMaxPoints = 2000
 
-// SampleEmbeddings returns e cut to max rows drawn uniformly without
-// replacement by seed, in ascending graph order, or e itself if it has at
-// most max rows or max ≤ 0. The draw depends only on len(e.Graphs), max
-// and seed, so runs of one split (one test set) keep the same graphs.
-func SampleEmbeddings(e *suite.Embeddings, max int, seed int64) *suite.Embeddings {
+// SampleEmbeddings returns e cut to maxRows rows drawn uniformly without
+// replacement by seed, in ascending graph order, or e itself if it has
+// at most maxRows rows or maxRows ≤ 0. The draw depends only on
+// len(e.Graphs), maxRows and seed, so runs of one split (one test set)
+// keep the same graphs.
+func SampleEmbeddings(e *suite.Embeddings, maxRows int, seed int64) *suite.Embeddings {
 	n := len(e.Graphs)
-	if max <= 0 || n <= max {
+	if maxRows <= 0 || n <= maxRows {
 		return e
 	}
-	keep := rand.New(rand.NewSource(seed)).Perm(n)[:max]
+	keep := rand.New(rand.NewSource(seed)).Perm(n)[:maxRows]
 	slices.Sort(keep)
-	out := &suite.Embeddings{Dim: e.Dim, Graphs: make([]int, max), Truth: make([]int, max), Data: make([]float32, 0, max*e.Dim)}
+	out := &suite.Embeddings{Dim: e.Dim, Graphs: make([]int, maxRows), Truth: make([]int, maxRows), Data: make([]float32, 0, maxRows*e.Dim)}
 	for k, i := range keep {
 		out.Graphs[k], out.Truth[k] = e.Graphs[i], e.Truth[i]
 		out.Data = append(out.Data, e.Row(i)...)
