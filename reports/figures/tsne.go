@@ -46,7 +46,7 @@ type TSNEConfig struct {
 	// panel: a larger test set is cut to a uniform sample of MaxPoints
 	// graphs (SampleEmbeddings), the same graphs in every panel of one
 	// split. t-SNE here is O(n²) in time and memory a step: MNIST's
-	// 14,000 test graphs would take ~19 s a step and 1.6 GB a matrix;
+	// 11,000 test graphs would take ~12 s a step and 1 GB a matrix;
 	// DefaultTSNEMaxPoints graphs take ~0.4 s and 32 MB.
 	MaxPoints int
 }
