@@ -30,20 +30,28 @@ type Estimate struct {
 //  2. same method, dataset and ratio, scaled to spec's supervised steps
 //     ("steps" parameter; their plain seconds when either side has no
 //     steps): a run's training part (split) times spec's steps over the
-//     run's, plus its fixed part;
+//     run's, plus its fixed part — only runs of at least 1/NearSteps of
+//     spec's steps;
 //  3. same method and dataset, likewise;
 //  4. relative cost: for another method M′ with runs on spec's dataset and a
 //     dataset D′ where both methods have runs, M′'s training seconds per
 //     step here times the ratio of the two methods' training seconds per
 //     step on D′, times spec's steps, plus M′'s fixed part here times the
 //     ratio of the two methods' fixed parts on D′ (median over every such
-//     M′, D′ pair). This is how a new method's time on COIL-DEL is guessed
-//     from gin-topk's time there and the two methods' times on Letter-high.
+//     M′, D′ pair; per method and dataset only the runs of at least
+//     1/NearSteps of its longest run's steps). This is how a new method's
+//     time on COIL-DEL is guessed from gin-topk's time there and the two
+//     methods' times on Letter-high;
+//  5. levels 2 and 3 with runs of any steps.
 //
 // The split matters for runs of few steps on large datasets: a 50-step
 // gin-topk run on MNIST spent 14 of its 103 s training and the rest
 // predicting 44k graphs, which a budget of 2,000 steps does not repeat 40
-// times.
+// times. It is not enough for a row whose epochs hold work that does not
+// grow with the steps: every epoch of a 50-step UGNN run on MNIST is a
+// cycle that scores 43,700 D^u graphs' subgraphs, and scaling its median
+// epoch to 2,000 steps put one run at 23 h. Hence the step floor: such a
+// run is used only where nothing nearer the budget says more.
 //
 // A run's time depends on the machine and on what else ran beside it, so the
 // figure is a planning number, not a measurement.
@@ -57,16 +65,33 @@ func EstimateSeconds(done []Run, spec suite.RunSpec) Estimate {
 		return r.Spec.Method == spec.Method && r.Spec.Dataset == spec.Dataset && r.Spec.Ratio == spec.Ratio
 	}
 	sameDataset := func(r Run) bool { return r.Spec.Method == spec.Method && r.Spec.Dataset == spec.Dataset }
+	// near reports whether r's steps are at least 1/NearSteps of spec's
+	// (always, where either side has none).
+	near := func(r Run) bool {
+		rs := stepsOf(r.Spec.Params)
+		return steps <= 0 || rs <= 0 || float64(rs)*NearSteps >= steps
+	}
+	ratioBasis := fmt.Sprintf("%s on %s %s", spec.Method, spec.Dataset, spec.RatioLabel())
+	datasetBasis := fmt.Sprintf("%s on %s", spec.Method, spec.Dataset)
 	levels := []struct {
 		match func(Run) bool
 		basis string
 		scale bool
 	}{
 		{sameConfig, "same config", false},
-		{sameRatio, fmt.Sprintf("%s on %s %s", spec.Method, spec.Dataset, spec.RatioLabel()), true},
-		{sameDataset, fmt.Sprintf("%s on %s", spec.Method, spec.Dataset), true},
+		{func(r Run) bool { return sameRatio(r) && near(r) }, ratioBasis, true},
+		{func(r Run) bool { return sameDataset(r) && near(r) }, datasetBasis, true},
+		{nil, "", false}, // relativeEstimate
+		{sameRatio, ratioBasis, true},
+		{sameDataset, datasetBasis, true},
 	}
 	for _, l := range levels {
+		if l.match == nil {
+			if e := relativeEstimate(done, spec, steps); !math.IsNaN(e.Seconds) {
+				return e
+			}
+			continue
+		}
 		var secs []float64
 		scaled := false
 		for _, r := range done {
@@ -92,8 +117,14 @@ func EstimateSeconds(done []Run, spec suite.RunSpec) Estimate {
 		}
 		return Estimate{Seconds: median(secs), Basis: fmt.Sprintf("%s, %d run(s)", basis, len(secs))}
 	}
-	return relativeEstimate(done, spec, steps)
+	return Estimate{Seconds: math.NaN()}
 }
+
+// NearSteps bounds how far EstimateSeconds scales a run's training time
+// before it prefers other evidence: a run of fewer than 1/NearSteps of the
+// steps it is scaled to (a 50-step smoke run against a 2,000-step budget)
+// is used only when no nearer run, of this method or another, is stored.
+const NearSteps = 4
 
 // relativeEstimate is EstimateSeconds' level 4; NaN when no pair exists.
 func relativeEstimate(done []Run, spec suite.RunSpec, steps float64) Estimate {
@@ -104,9 +135,20 @@ func relativeEstimate(done []Run, spec suite.RunSpec, steps float64) Estimate {
 	// supervised step (split) of each finished run that has a step budget.
 	type cost struct{ fixed, perStep []float64 }
 	costs := map[string]map[string]*cost{}
+	// longest[method][dataset] is the most steps of a finished run: runs of
+	// under 1/NearSteps of it are left out (smoke runs beside budget runs).
+	longest := map[string]map[string]int{}
+	for _, r := range done {
+		if rs := stepsOf(r.Spec.Params); r.Status == StatusFinished && r.Seconds > 0 && rs > 0 {
+			if longest[r.Spec.Method] == nil {
+				longest[r.Spec.Method] = map[string]int{}
+			}
+			longest[r.Spec.Method][r.Spec.Dataset] = max(longest[r.Spec.Method][r.Spec.Dataset], rs)
+		}
+	}
 	for _, r := range done {
 		rs := stepsOf(r.Spec.Params)
-		if r.Status != StatusFinished || r.Seconds <= 0 || rs <= 0 {
+		if r.Status != StatusFinished || r.Seconds <= 0 || rs <= 0 || rs*NearSteps < longest[r.Spec.Method][r.Spec.Dataset] {
 			continue
 		}
 		if costs[r.Spec.Method] == nil {

@@ -108,6 +108,31 @@ func TestEstimateSecondsSplitsFixedPart(t *testing.T) {
 			run("gin", "G", 100, 30, 10, 2),
 			run("sage", "G", 100, 70, 10, 5),
 		}, spec("sage", "F", 2000), 172 + 1400},
+		// A 50-step ugnn run on F, all training (10 epochs × 9 s), would scale
+		// to 10 + 90/50·2000 = 3610. gin on F at 2,000 steps: fixed 100,
+		// 0.15 s/step; on G gin has fixed 100, 0.05 s/step and ugnn fixed
+		// 200, 0.2 s/step: ugnn on F = 100·2 + 0.15·4·2000 = 1400.
+		{"a smoke run gives way to the relative cost", []Run{
+			run("ugnn", "F", 50, 100, 10, 9),
+			run("gin", "F", 2000, 400, 10, 30),
+			run("gin", "G", 2000, 200, 10, 10),
+			run("ugnn", "G", 2000, 600, 10, 40),
+		}, spec("ugnn", "F", 2000), 1400},
+		// gin's own 50-step run on F (fixed 9, 0.02 s/step) is left out of
+		// its cost there beside its 2,000-step run.
+		{"the relative cost leaves smoke runs out", []Run{
+			run("ugnn", "F", 50, 100, 10, 9),
+			run("gin", "F", 2000, 400, 10, 30),
+			run("gin", "F", 50, 10, 10, 0.1),
+			run("gin", "G", 2000, 200, 10, 10),
+			run("ugnn", "G", 2000, 600, 10, 40),
+		}, spec("ugnn", "F", 2000), 1400},
+		{"a smoke run as the last resort", []Run{run("ugnn", "F", 50, 100, 10, 9)}, spec("ugnn", "F", 2000), 3610},
+		// ugnn on F at 1,000 steps: fixed 100, 500 s training → 100 + 1000.
+		{"a run near the budget wins over a smoke run", []Run{
+			run("ugnn", "F", 50, 100, 10, 9),
+			run("ugnn", "F", 1000, 600, 10, 50),
+		}, spec("ugnn", "F", 2000), 1100},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
