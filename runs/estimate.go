@@ -38,8 +38,8 @@ type Estimate struct {
 //     step here times the ratio of the two methods' training seconds per
 //     step on D′, times spec's steps, plus M′'s fixed part here times the
 //     ratio of the two methods' fixed parts on D′ (median over every such
-//     M′, D′ pair; per method and dataset only the runs of at least
-//     1/NearSteps of its longest run's steps). This is how a new method's
+//     M′, D′ pair; on each dataset only the runs of at least 1/NearSteps
+//     of the steps of its longest run, of any method). This is how a new method's
 //     time on COIL-DEL is guessed from gin-topk's time there and the two
 //     methods' times on Letter-high;
 //  5. levels 2 and 3 with runs of any steps.
@@ -135,20 +135,18 @@ func relativeEstimate(done []Run, spec suite.RunSpec, steps float64) Estimate {
 	// supervised step (split) of each finished run that has a step budget.
 	type cost struct{ fixed, perStep []float64 }
 	costs := map[string]map[string]*cost{}
-	// longest[method][dataset] is the most steps of a finished run: runs of
-	// under 1/NearSteps of it are left out (smoke runs beside budget runs).
-	longest := map[string]map[string]int{}
+	// longest[dataset] is the most steps of a finished run of any method
+	// there, about its budget: runs of under 1/NearSteps of it (smoke runs
+	// beside budget runs) are left out.
+	longest := map[string]int{}
 	for _, r := range done {
 		if rs := stepsOf(r.Spec.Params); r.Status == StatusFinished && r.Seconds > 0 && rs > 0 {
-			if longest[r.Spec.Method] == nil {
-				longest[r.Spec.Method] = map[string]int{}
-			}
-			longest[r.Spec.Method][r.Spec.Dataset] = max(longest[r.Spec.Method][r.Spec.Dataset], rs)
+			longest[r.Spec.Dataset] = max(longest[r.Spec.Dataset], rs)
 		}
 	}
 	for _, r := range done {
 		rs := stepsOf(r.Spec.Params)
-		if r.Status != StatusFinished || r.Seconds <= 0 || rs <= 0 || rs*NearSteps < longest[r.Spec.Method][r.Spec.Dataset] {
+		if r.Status != StatusFinished || r.Seconds <= 0 || rs <= 0 || rs*NearSteps < longest[r.Spec.Dataset] {
 			continue
 		}
 		if costs[r.Spec.Method] == nil {

@@ -127,6 +127,17 @@ func TestEstimateSecondsSplitsFixedPart(t *testing.T) {
 			run("gin", "G", 2000, 200, 10, 10),
 			run("ugnn", "G", 2000, 600, 10, 40),
 		}, spec("ugnn", "F", 2000), 1400},
+		// On H both rows have only 50-step runs, ugnn's 100 s all training
+		// (2 s/step against gin's 0.02): beside sage's 2,000-step run there
+		// the pair is left out, and G's alone gives 1400 as above.
+		{"a dataset's smoke runs leave the relative cost beside its budget runs", []Run{
+			run("gin", "F", 2000, 400, 10, 30),
+			run("gin", "G", 2000, 200, 10, 10),
+			run("ugnn", "G", 2000, 600, 10, 40),
+			run("gin", "H", 50, 10, 10, 0.1),
+			run("ugnn", "H", 50, 100, 10, 10),
+			run("sage", "H", 2000, 300, 10, 20),
+		}, spec("ugnn", "F", 2000), 1400},
 		{"a smoke run as the last resort", []Run{run("ugnn", "F", 50, 100, 10, 9)}, spec("ugnn", "F", 2000), 3610},
 		// ugnn on F at 1,000 steps: fixed 100, 500 s training → 100 + 1000.
 		{"a run near the budget wins over a smoke run", []Run{
