@@ -39,9 +39,9 @@ type Estimate struct {
 //     step on D′, times spec's steps, plus M′'s fixed part here times the
 //     ratio of the two methods' fixed parts on D′ (median over every such
 //     M′, D′ pair; on each dataset only the runs of at least 1/NearSteps
-//     of the steps of its longest run, of any method). This is how a new method's
-//     time on COIL-DEL is guessed from gin-topk's time there and the two
-//     methods' times on Letter-high;
+//     of the steps of its longest run, of any method). This is how a new
+//     method's time on COIL-DEL is guessed from gin-topk's time there and
+//     the two methods' times on Letter-high;
 //  5. levels 2 and 3 with runs of any steps.
 //
 // The split matters for runs of few steps on large datasets: a 50-step
