@@ -73,25 +73,35 @@ func EstimateSeconds(done []Run, spec suite.RunSpec) Estimate {
 	}
 	ratioBasis := fmt.Sprintf("%s on %s %s", spec.Method, spec.Dataset, spec.RatioLabel())
 	datasetBasis := fmt.Sprintf("%s on %s", spec.Method, spec.Dataset)
-	levels := []struct {
-		match func(Run) bool
-		basis string
-		scale bool
-	}{
+	if e, ok := fromLevels(done, steps, []level{
 		{sameConfig, "same config", false},
 		{func(r Run) bool { return sameRatio(r) && near(r) }, ratioBasis, true},
 		{func(r Run) bool { return sameDataset(r) && near(r) }, datasetBasis, true},
-		{nil, "", false}, // relativeEstimate
-		{sameRatio, ratioBasis, true},
-		{sameDataset, datasetBasis, true},
+	}); ok {
+		return e
 	}
+	if e := relativeEstimate(done, spec, steps); !math.IsNaN(e.Seconds) {
+		return e
+	}
+	if e, ok := fromLevels(done, steps, []level{{sameRatio, ratioBasis, true}, {sameDataset, datasetBasis, true}}); ok {
+		return e
+	}
+	return Estimate{Seconds: math.NaN()}
+}
+
+// level is one of EstimateSeconds' levels: the runs it takes, how it
+// names them, and whether their training part is scaled to the steps.
+type level struct {
+	match func(Run) bool
+	basis string
+	scale bool
+}
+
+// fromLevels is the median estimate of the first of levels with a
+// finished run in done, scaled to steps where the level says so; false
+// when none has one.
+func fromLevels(done []Run, steps float64, levels []level) (Estimate, bool) {
 	for _, l := range levels {
-		if l.match == nil {
-			if e := relativeEstimate(done, spec, steps); !math.IsNaN(e.Seconds) {
-				return e
-			}
-			continue
-		}
 		var secs []float64
 		scaled := false
 		for _, r := range done {
@@ -115,9 +125,9 @@ func EstimateSeconds(done []Run, spec suite.RunSpec) Estimate {
 		if scaled {
 			basis += ", scaled by steps"
 		}
-		return Estimate{Seconds: median(secs), Basis: fmt.Sprintf("%s, %d run(s)", basis, len(secs))}
+		return Estimate{Seconds: median(secs), Basis: fmt.Sprintf("%s, %d run(s)", basis, len(secs))}, true
 	}
-	return Estimate{Seconds: math.NaN()}
+	return Estimate{}, false
 }
 
 // NearSteps bounds how far EstimateSeconds scales a run's training time
