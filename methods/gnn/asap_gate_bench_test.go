@@ -51,16 +51,24 @@ func BenchmarkASAPFitnessGate(b *testing.B) {
 // seed for 20 epochs and reports BenchmarkASAPFitnessGate's metrics.
 func asapGateProbe(b *testing.B, d *datasets.Dataset, seed int64) {
 	b.Helper()
-	spec := suite.RunSpec{Method: "gin-asap", Dataset: "COIL-DEL", RatioName: "low", Ratio: 0.5, Seed: seed, Protocol: suite.DefaultProtocol()}
+	name, ratio, err := datasets.ResolveRatio("COIL-DEL", "low")
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := suite.RunSpec{Method: "gin-asap", Dataset: "COIL-DEL", RatioName: name, Ratio: ratio, Seed: seed, Protocol: suite.DefaultProtocol()}
 	split, err := suite.MakeSplit(d, spec)
 	if err != nil {
 		b.Fatal(err)
 	}
 	task := suite.NewTask(d, split, spec, nil)
-	enc := EncoderConfig{Conv: ConvGIN, Pool: PoolASAP, Hidden: 128, LayersPerStage: 2, PoolRatio: 0.8,
-		ASAPDropout: 0.1, ASAPEdges: NewEdgeBudget(task.Graphs)}
-	c, err := NewClassifier(task, SupervisedConfig{Encoder: enc, Steps: 5000, BatchSize: 64, LR: 1e-3,
-		Batching: BatchingRandom, Chunks: 3, Layout: LayoutAuto})
+	// The shared parameters' defaults, as the row declares them; its
+	// att_dropout (0.1) is declared in baselines/supervised, which imports
+	// this package.
+	p := suite.Declare(ParamBatchSize, ParamLR, ParamHidden, ParamLayers, ParamPoolRatio, ParamSizeChunks).Defaults()
+	enc := EncoderConfig{Conv: ConvGIN, Pool: PoolASAP, Hidden: ParamHidden.Get(p), LayersPerStage: ParamLayers.Get(p),
+		PoolRatio: ParamPoolRatio.Get(p), ASAPDropout: 0.1, ASAPEdges: NewEdgeBudget(task.Graphs)}
+	c, err := NewClassifier(task, SupervisedConfig{Encoder: enc, BatchSize: ParamBatchSize.Get(p), LR: ParamLR.Get(p),
+		Batching: BatchingRandom, Chunks: ParamSizeChunks.Get(p), Layout: LayoutAuto})
 	if err != nil {
 		b.Fatal(err)
 	}
