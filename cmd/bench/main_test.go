@@ -41,6 +41,19 @@ func TestGridReportResume(t *testing.T) {
 	if !strings.Contains(out.String(), `\toprule`) || !strings.Contains(out.String(), "gin-topk") {
 		t.Errorf("latex F1 table:\n%s", out.String())
 	}
+	out.Reset()
+	if err := runReport([]string{"claims", "--db", db, "--format", "md"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	// No UGNN run: the paper's side of the column, ours the best baseline run.
+	for _, want := range []string{"| Letter-high low | 0.640±0.010 | gla 0.602±0.016 (UGNN +0.038) | +0.151 | – | ", "| UGNN not run |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("claims table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := runReport([]string{"claims", "--db", db, "--standalone"}, &out); err == nil {
+		t.Error("report claims --standalone: no error")
+	}
 
 	// Rerun: nothing new starts, attempts stay 1.
 	if err := runGrid(grid, &out); err != nil {

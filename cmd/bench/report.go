@@ -21,7 +21,7 @@ import (
 )
 
 func runReport(args []string, stdout io.Writer) error {
-	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|scorers|results|sensitivity PARAM|html [flags]")
+	fs := newFlags("report", "report accuracy|f1|ablation|metric NAME|scorers|claims|results|sensitivity PARAM|html [flags]")
 	db := fs.String("db", "ugbench.db", "SQLite database file of runs")
 	format := fs.String("format", "text", "output format: text, md, latex, csv")
 	methods := fs.StringSlice("methods", nil, "only these methods (default: all in the database)")
@@ -45,7 +45,7 @@ func runReport(args []string, stdout io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, scorers (rows × unknown scores), results (the results document), sensitivity PARAM or html (every table and figure as one page)")
+		return fmt.Errorf("which table? accuracy, f1, ablation, metric NAME, scorers (rows × unknown scores), claims (the paper's Table 2 claim checked column by column), results (the results document), sensitivity PARAM or html (every table and figure as one page)")
 	}
 	if *perDataset && fs.Arg(0) != "scorers" {
 		return fmt.Errorf("--per-dataset: only with report scorers")
@@ -131,6 +131,12 @@ func runReport(args []string, stdout io.Writer) error {
 		return writeHTMLReport(stdout, *out, in, store, *curveNames)
 	case "accuracy":
 		t = reports.AccuracyTable(rs, opts)
+	case "claims":
+		if *standalone {
+			return fmt.Errorf("--standalone: not for report claims (a plain table)")
+		}
+		opts.Chance = false
+		return table.RenderPlain(stdout, reports.ClaimsPlain(reports.Claims(reports.AccuracyTable(rs, opts))), *format)
 	case "f1":
 		t = reports.F1Table(rs, opts)
 	case "ablation":
@@ -186,7 +192,7 @@ func runReport(args []string, stdout io.Writer) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, scorers, results, sensitivity PARAM or html", kind)
+		return fmt.Errorf("unknown table %q: want accuracy, f1, ablation, metric NAME, scorers, claims, results, sensitivity PARAM or html", kind)
 	}
 	t.Notes = append(t.Notes, scoreNotes...)
 	if *standalone {

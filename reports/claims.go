@@ -1,0 +1,210 @@
+package reports
+
+import (
+	"fmt"
+
+	"github.com/ugbench/ugbench/reports/table"
+	"github.com/ugbench/ugbench/suite"
+)
+
+// The rows a Claim compares: the paper's method, this project's UGNN+
+// (docs/ugnn-plus.md) and GIN-TopK, the paper's headline comparison
+// (its abstract and Table 2: UGNN 0.585 against GIN's 0.297 on MNIST low).
+const (
+	claimUGNN = "ugnn"
+	claimPlus = "ugnn-plus"
+	claimGIN  = "gin-topk"
+)
+
+// ClaimVerdict is what one column of the accuracy table says of the paper's
+// claim (Table 2's caption: UGNN "achieves the best performance"), on the
+// means over seeds.
+type ClaimVerdict int
+
+// The verdicts, from "nothing to judge" to "refuted".
+const (
+	// ClaimNoRun: the column has no UGNN cell of ours.
+	ClaimNoRun ClaimVerdict = iota
+	// ClaimNoBaseline: UGNN ran, but none of the paper's baselines.
+	ClaimNoBaseline
+	// ClaimHoldsSoFar: UGNN's mean is above every baseline that ran, but
+	// some of the paper's baselines have no cell yet.
+	ClaimHoldsSoFar
+	// ClaimHolds: UGNN's mean is above every one of the paper's
+	// baselines.
+	ClaimHolds
+	// ClaimFails: some baseline's mean is at or above UGNN's.
+	ClaimFails
+)
+
+// Claim is the paper's claim checked on one column (dataset × ratio) of an
+// accuracy table: the paper's UGNN, best baseline and GIN-TopK beside
+// ours. A cell is nil where there is no value; the paper's cells have N 0
+// (the paper does not say over how many seeds).
+type Claim struct {
+	Dataset, Ratio string
+	// PaperUGNN, PaperBest and PaperGIN are the paper's UGNN, its best
+	// baseline in this column (Base names it) and its GIN-TopK.
+	PaperUGNN, PaperBest, PaperGIN *table.Cell
+	// UGNN, Best, GIN and Plus are ours: UGNN, the best baseline that ran
+	// (Base names it), GIN-TopK and UGNN+.
+	UGNN, Best, GIN, Plus *table.Cell
+	// Baselines is how many of the paper's baselines have a paper value in
+	// this column (12 in Table 2); Run is how many of them have a cell of
+	// ours, and Above how many of those have a mean at or above UGNN's.
+	Baselines, Run, Above int
+	// Verdict is what the column says of the claim.
+	Verdict ClaimVerdict
+}
+
+// isBaseline reports whether a registered method is one of the paper's
+// baselines: a row of Table 2's kernel, supervised GNN, pooling or
+// semi-supervised families (suite.Info.Family).
+func isBaseline(method string) bool {
+	info, _ := suite.InfoOf(method)
+	switch info.Family {
+	case suite.FamilyKernel, suite.FamilyGNN, suite.FamilyPooling, suite.FamilySemiSupervised:
+		return true
+	}
+	return false
+}
+
+// Claims checks the paper's claim on every column of acc, an accuracy
+// table (AccuracyTable): one Claim per column, in acc's order. A method
+// with several rows (configurations) counts by its best mean as a
+// baseline, and by its first row as UGNN, UGNN+ or GIN-TopK. The chance
+// row is no baseline.
+func Claims(acc *table.Table) []Claim {
+	var baselines []string
+	for _, m := range suite.TableOrder() {
+		if isBaseline(m) {
+			baselines = append(baselines, m)
+		}
+	}
+	out := make([]Claim, 0, len(acc.Columns))
+	for j, col := range acc.Columns {
+		c := Claim{Dataset: col.Dataset, Ratio: col.Ratio}
+		paper := func(method string) *table.Cell {
+			v, ok := PaperValueOf(col.Metric, table.Key{Method: method, Dataset: col.Dataset, Ratio: col.Ratio})
+			if !ok {
+				return nil
+			}
+			return &table.Cell{Key: table.Key{Method: method, Dataset: col.Dataset, Ratio: col.Ratio}, Base: method, Metric: col.Metric, Mean: v.Mean, Std: max(v.Std, 0)}
+		}
+		c.PaperUGNN, c.PaperGIN = paper(claimUGNN), paper(claimGIN)
+		first := map[string]*table.Cell{}
+		best := map[string]*table.Cell{}
+		for i, row := range acc.Rows {
+			cell := acc.Cells[i][j]
+			if row.Reference || cell == nil {
+				continue
+			}
+			if first[row.Method] == nil {
+				first[row.Method] = cell
+			}
+			if b := best[row.Method]; b == nil || cell.Mean > b.Mean {
+				best[row.Method] = cell
+			}
+		}
+		c.UGNN, c.GIN, c.Plus = first[claimUGNN], first[claimGIN], first[claimPlus]
+		for _, m := range baselines {
+			p := paper(m)
+			if p == nil {
+				continue
+			}
+			c.Baselines++
+			if c.PaperBest == nil || p.Mean > c.PaperBest.Mean {
+				c.PaperBest = p
+			}
+			ours := best[m]
+			if ours == nil {
+				continue
+			}
+			c.Run++
+			if c.Best == nil || ours.Mean > c.Best.Mean {
+				c.Best = ours
+			}
+			if c.UGNN != nil && ours.Mean >= c.UGNN.Mean {
+				c.Above++
+			}
+		}
+		switch {
+		case c.UGNN == nil:
+			c.Verdict = ClaimNoRun
+		case c.Run == 0:
+			c.Verdict = ClaimNoBaseline
+		case c.Above > 0:
+			c.Verdict = ClaimFails
+		case c.Run < c.Baselines:
+			c.Verdict = ClaimHoldsSoFar
+		default:
+			c.Verdict = ClaimHolds
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// String says the verdict of c in words, with its counts, e.g. "fails: 3
+// of 9 baselines run at or above UGNN".
+func (c Claim) String() string {
+	switch c.Verdict {
+	case ClaimNoRun:
+		return "UGNN not run"
+	case ClaimNoBaseline:
+		return "no baseline run"
+	case ClaimHoldsSoFar:
+		return fmt.Sprintf("holds so far: above the %d of %d baselines run", c.Run, c.Baselines)
+	case ClaimHolds:
+		return fmt.Sprintf("holds: above all %d baselines", c.Baselines)
+	default:
+		return fmt.Sprintf("fails: %d of %d baselines run at or above UGNN", c.Above, c.Run)
+	}
+}
+
+// ClaimsPlain lays claims out as a plain table, a row per column of the
+// accuracy table: the paper's UGNN, best baseline and UGNN − GIN-TopK,
+// then ours and the verdict. A baseline's cell names it and gives UGNN's
+// margin over it (UGNN's mean minus its mean), UGNN+'s cell its margin over
+// our best baseline; "–" where a value is missing.
+func ClaimsPlain(claims []Claim) *table.Plain {
+	p := &table.Plain{Header: []string{"column", "paper: UGNN", "paper: best baseline", "paper: UGNN − GIN-TopK",
+		"ours: UGNN", "ours: best baseline run", "ours: UGNN − GIN-TopK", "ours: UGNN+", "claim on ours"}}
+	for _, c := range claims {
+		p.Rows = append(p.Rows, []string{
+			c.Dataset + " " + c.Ratio,
+			table.MeanStdText(c.PaperUGNN), versus(c.PaperBest, c.PaperUGNN), margin(c.PaperUGNN, c.PaperGIN),
+			table.MeanStdText(c.UGNN), versus(c.Best, c.UGNN), margin(c.UGNN, c.GIN), versus(c.Plus, c.Best),
+			c.String(),
+		})
+	}
+	return p
+}
+
+// versus is "name mean±std (ref − it: +0.012)" for a baseline cell b
+// against ref, or "mean±std (+0.012 over name)" for UGNN+ against the best
+// baseline: the margin is always the UGNN row's mean minus the baseline's.
+// Either cell nil leaves the margin out; b nil is "–".
+func versus(b, ref *table.Cell) string {
+	if b == nil {
+		return table.MeanStdText(nil)
+	}
+	if b.Base == claimPlus {
+		if ref == nil {
+			return table.MeanStdText(b)
+		}
+		return fmt.Sprintf("%s (%+.3f over %s)", table.MeanStdText(b), b.Mean-ref.Mean, ref.Base)
+	}
+	if ref == nil {
+		return b.Base + " " + table.MeanStdText(b)
+	}
+	return fmt.Sprintf("%s %s (UGNN %+.3f)", b.Base, table.MeanStdText(b), ref.Mean-b.Mean)
+}
+
+// margin is a's mean minus b's, signed, or "–" when either is missing.
+func margin(a, b *table.Cell) string {
+	if a == nil || b == nil {
+		return table.MeanStdText(nil)
+	}
+	return fmt.Sprintf("%+.3f", a.Mean-b.Mean)
+}
