@@ -31,7 +31,7 @@ func claimTable(rows [][2]string, cols []table.Column, means []map[string]float6
 }
 
 func TestClaims(t *testing.T) {
-	baselines := []string{"wl", "sp", "graphlet", "gcn-topk", "sage-topk", "gin-topk", "gin-asap", "gin-sag", "infograph", "graphcl", "gla", "rgcl"}
+	baselines := PaperBaselines
 	rows := [][2]string{}
 	for _, b := range baselines {
 		rows = append(rows, [2]string{b, b})

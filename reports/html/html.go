@@ -300,8 +300,40 @@ func (p *page) tables() error {
 			}
 		}
 		p.endSection()
+		if s.id == "accuracy" {
+			p.claims(views[0].t)
+		}
 	}
 	return nil
+}
+
+// claims writes the paper's Table 2 claim checked column by column
+// (reports.UGNNClaims) on acc, the native-score accuracy table, nothing
+// when no column has a UGNN value of ours or of the paper's.
+func (p *page) claims(acc *table.Table) {
+	claims := reports.UGNNClaims(acc)
+	if len(claims) == 0 {
+		return
+	}
+	p.section("claims", "The paper's claim, column by column")
+	fmt.Fprintf(&p.body, "<p>%s</p>\n", esc(reports.ClaimsIntro))
+	pl := reports.ClaimsPlain(claims)
+	args, _ := json.Marshal(p.command(p.in.DB, []string{"claims"}))
+	fmt.Fprintf(&p.body, "<div class=\"scroll\"><table class=\"claims\" data-args=\"%s\">\n<thead><tr>", esc(string(args)))
+	for _, h := range pl.Header {
+		fmt.Fprintf(&p.body, "<th>%s</th>", esc(h))
+	}
+	p.body.WriteString("</tr></thead>\n<tbody>\n")
+	for _, row := range pl.Rows {
+		p.body.WriteString("<tr>")
+		for _, c := range row {
+			fmt.Fprintf(&p.body, "<td>%s</td>", esc(c))
+		}
+		p.body.WriteString("</tr>\n")
+	}
+	p.body.WriteString("</tbody></table></div>\n")
+	fmt.Fprintf(&p.body, "<p class=\"cmd\">CSV: <code>bench %s --format csv</code></p>\n", esc(shellJoin(p.command(p.in.DB, []string{"claims"}))))
+	p.endSection()
 }
 
 // scorers writes the rows × unknown-scores tables (bench report scorers),
