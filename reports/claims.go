@@ -2,13 +2,15 @@ package reports
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ugbench/ugbench/reports/table"
 )
 
-// The rows a Claim compares: the paper's method, this project's UGNN+
-// (docs/ugnn-plus.md) and GIN-TopK, the paper's headline comparison
-// (its abstract and Table 2: UGNN 0.585 against GIN's 0.297 on MNIST low).
+// The rows a Claim compares beside the baselines: the paper's method, this
+// project's UGNN+ (docs/ugnn-plus.md) and GIN-TopK, the baseline of the
+// paper's case study and t-SNE figures (§5.4–5.5, Figures 5–6) and the one
+// it gains most over in Table 2 (MNIST low: UGNN 0.585, GIN 0.297).
 const (
 	claimUGNN = "ugnn"
 	claimPlus = "ugnn-plus"
@@ -48,9 +50,9 @@ type Claim struct {
 	// UGNN, Best, GIN and Plus are ours: UGNN, the best baseline that ran
 	// (Base names it), GIN-TopK and UGNN+.
 	UGNN, Best, GIN, Plus *table.Cell
-	// Baselines is how many of the paper's baselines have a paper value in
-	// this column (12 in Table 2); Run is how many of them have a cell of
-	// ours, and Above how many of those have a mean at or above UGNN's.
+	// Baselines is how many baselines the paper has (PaperBaselines, 12);
+	// Run is how many of them have a cell of ours in this column, and
+	// Above how many of those have a mean at or above UGNN's.
 	Baselines, Run, Above int
 	// Verdict is what the column says of the claim.
 	Verdict ClaimVerdict
@@ -62,16 +64,20 @@ type Claim struct {
 var PaperBaselines = []string{"wl", "sp", "graphlet", "gcn-topk", "sage-topk", "gin-topk", "gin-asap", "gin-sag", "infograph", "graphcl", "gla", "rgcl"}
 
 // Claims checks the paper's claim on every column of acc, an accuracy
-// table (AccuracyTable): one Claim per column, in acc's order. A method
-// with several rows (configurations) counts by its best mean as a
-// baseline, and by its first row as UGNN, UGNN+ or GIN-TopK. The chance
-// row is no baseline.
+// table (AccuracyTable, under any --score: the paper's side reads the
+// paper's values of the unscored metric): one Claim per column, in acc's
+// order. A method with several rows (configurations) counts by its best
+// mean in the column as a baseline, and by the first of its rows with a
+// cell in the column as UGNN, UGNN+ or GIN-TopK (so two columns may
+// compare different configurations; the cells' Key.Method names them).
+// Reference rows (the chance row) count as nothing.
 func Claims(acc *table.Table) []Claim {
 	out := make([]Claim, 0, len(acc.Columns))
 	for j, col := range acc.Columns {
 		c := Claim{Dataset: col.Dataset, Ratio: col.Ratio}
+		_, metric := SplitScoredMetric(col.Metric) // the paper's values are of its own scores
 		paper := func(method string) *table.Cell {
-			v, ok := PaperValueOf(col.Metric, table.Key{Method: method, Dataset: col.Dataset, Ratio: col.Ratio})
+			v, ok := PaperValueOf(metric, table.Key{Method: method, Dataset: col.Dataset, Ratio: col.Ratio})
 			if !ok {
 				return nil
 			}
@@ -93,13 +99,9 @@ func Claims(acc *table.Table) []Claim {
 			}
 		}
 		c.UGNN, c.GIN, c.Plus = first[claimUGNN], first[claimGIN], first[claimPlus]
+		c.Baselines = len(PaperBaselines)
 		for _, m := range PaperBaselines {
-			p := paper(m)
-			if p == nil {
-				continue
-			}
-			c.Baselines++
-			if c.PaperBest == nil || p.Mean > c.PaperBest.Mean {
+			if p := paper(m); p != nil && (c.PaperBest == nil || p.Mean > c.PaperBest.Mean) {
 				c.PaperBest = p
 			}
 			ours := best[m]
@@ -168,41 +170,60 @@ func (c Claim) String() string {
 
 // ClaimsPlain lays claims out as a plain table, a row per column of the
 // accuracy table: the paper's UGNN, best baseline and UGNN − GIN-TopK,
-// then ours and the verdict. A baseline's cell names it and gives UGNN's
-// margin over it (UGNN's mean minus its mean), UGNN+'s cell its margin over
-// our best baseline; "–" where a value is missing.
-func ClaimsPlain(claims []Claim) *table.Plain {
+// then ours and the verdict. A baseline's cell names it (through names,
+// registry name → display name, as Options.Names; nil: registry names;
+// ours with its configuration suffix, e.g. "sage-topk (lr=0.01)") and
+// gives UGNN's margin over it, UGNN+'s cell its margin over our best
+// baseline; "–" where a value is missing. Margins are signed with a true
+// minus sign ("−0.037"), as the header's.
+func ClaimsPlain(claims []Claim, names map[string]string) *table.Plain {
 	p := &table.Plain{Header: []string{"column", "paper: UGNN", "paper: best baseline", "paper: UGNN − GIN-TopK",
 		"ours: UGNN", "ours: best baseline run", "ours: UGNN − GIN-TopK", "ours: UGNN+", "claim on ours"}}
 	for _, c := range claims {
 		p.Rows = append(p.Rows, []string{
 			c.Dataset + " " + c.Ratio,
-			table.MeanStdText(c.PaperUGNN), versus(c.PaperBest, c.PaperUGNN), margin(c.PaperUGNN, c.PaperGIN),
-			table.MeanStdText(c.UGNN), versus(c.Best, c.UGNN), margin(c.UGNN, c.GIN), versus(c.Plus, c.Best),
+			table.MeanStdText(c.PaperUGNN), versus(c.PaperBest, c.PaperUGNN, names), margin(c.PaperUGNN, c.PaperGIN),
+			table.MeanStdText(c.UGNN), versus(c.Best, c.UGNN, names), margin(c.UGNN, c.GIN), plusVersus(c.Plus, c.Best, names),
 			c.String(),
 		})
 	}
 	return p
 }
 
-// versus is "name mean±std (ref − it: +0.012)" for a baseline cell b
-// against ref, or "mean±std (+0.012 over name)" for UGNN+ against the best
-// baseline: the margin is always the UGNN row's mean minus the baseline's.
-// Either cell nil leaves the margin out; b nil is "–".
-func versus(b, ref *table.Cell) string {
+// cellName is the display name of c's row: its registry name through
+// names, followed by its configuration suffix if any.
+func cellName(c *table.Cell, names map[string]string) string {
+	name := c.Base
+	if n, ok := names[c.Base]; ok {
+		name = n
+	}
+	if suffix, ok := strings.CutPrefix(c.Method, c.Base); ok {
+		return name + suffix
+	}
+	return name
+}
+
+// versus is "name mean±std (UGNN +0.012)" for a baseline cell b against
+// ugnn's: the margin is UGNN's mean minus b's, left out when ugnn is nil;
+// "–" when b is nil.
+func versus(b, ugnn *table.Cell, names map[string]string) string {
 	if b == nil {
 		return table.MeanStdText(nil)
 	}
-	if b.Base == claimPlus {
-		if ref == nil {
-			return table.MeanStdText(b)
-		}
-		return fmt.Sprintf("%s (%+.3f over %s)", table.MeanStdText(b), b.Mean-ref.Mean, ref.Base)
+	text := cellName(b, names) + " " + table.MeanStdText(b)
+	if ugnn == nil {
+		return text
 	}
-	if ref == nil {
-		return b.Base + " " + table.MeanStdText(b)
+	return text + " (UGNN " + marginText(ugnn.Mean-b.Mean) + ")"
+}
+
+// plusVersus is "mean±std (+0.012 over name)" for UGNN+'s cell against the
+// best baseline's (left out when best is nil), "–" when plus is nil.
+func plusVersus(plus, best *table.Cell, names map[string]string) string {
+	if plus == nil || best == nil {
+		return table.MeanStdText(plus)
 	}
-	return fmt.Sprintf("%s %s (UGNN %+.3f)", b.Base, table.MeanStdText(b), ref.Mean-b.Mean)
+	return fmt.Sprintf("%s (%s over %s)", table.MeanStdText(plus), marginText(plus.Mean-best.Mean), cellName(best, names))
 }
 
 // margin is a's mean minus b's, signed, or "–" when either is missing.
@@ -210,5 +231,11 @@ func margin(a, b *table.Cell) string {
 	if a == nil || b == nil {
 		return table.MeanStdText(nil)
 	}
-	return fmt.Sprintf("%+.3f", a.Mean-b.Mean)
+	return marginText(a.Mean - b.Mean)
+}
+
+// marginText is x as signed (3 decimals) with a minus sign (U+2212) when
+// negative, as the tables' headers write it.
+func marginText(x float64) string {
+	return strings.Replace(signed(x, 3), "-", "−", 1)
 }

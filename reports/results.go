@@ -108,7 +108,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		}
 		fmt.Fprintln(bw)
 		if i == claimsAfter {
-			if err := writeClaims(bw, s.table); err != nil {
+			if err := writeClaims(bw, s.table, opts); err != nil {
 				return err
 			}
 		}
@@ -124,15 +124,16 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 const claimsAfter = 0
 
 // writeClaims writes the section "The paper's claim, column by column" of
-// Results: UGNNClaims of acc, the accuracy table, as ClaimsPlain below
-// ClaimsIntro, nothing when UGNNClaims is empty.
-func writeClaims(w *bufio.Writer, acc *table.Table) error {
+// Results: UGNNClaims of acc, the accuracy table, as ClaimsPlain (row
+// names by opts.Names) below ClaimsIntro, nothing when UGNNClaims is
+// empty.
+func writeClaims(w *bufio.Writer, acc *table.Table, opts Options) error {
 	claims := UGNNClaims(acc)
 	if len(claims) == 0 {
 		return nil
 	}
 	fmt.Fprintf(w, "## The paper's claim, column by column (Table 2)\n\n%s\n\n", table.EscapeMarkdown(ClaimsIntro))
-	if err := table.RenderPlain(w, ClaimsPlain(claims), "md"); err != nil {
+	if err := table.RenderPlain(w, ClaimsPlain(claims, opts.Names), "md"); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

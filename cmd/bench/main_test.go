@@ -51,6 +51,16 @@ func TestGridReportResume(t *testing.T) {
 			t.Errorf("claims table lacks %q:\n%s", want, out.String())
 		}
 	}
+	// Paper names.
+	out.Reset()
+	if err := runReport([]string{"claims", "--db", db, "--names", "paper"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GLA 0.602±0.016 (UGNN +0.038)", "WL Kernel 0.313±0.000"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("claims --names paper lacks %q:\n%s", want, out.String())
+		}
+	}
 	if err := runReport([]string{"claims", "--db", db, "--standalone"}, &out); err == nil {
 		t.Error("report claims --standalone: no error")
 	}

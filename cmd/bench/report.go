@@ -88,7 +88,7 @@ func runReport(args []string, stdout io.Writer) error {
 	switch kind := fs.Arg(0); {
 	case *score == reports.NativeScore:
 	case kind == "scorers" || kind == "results" || kind == "html":
-		return fmt.Errorf("--score: report %s shows every score; --score is for accuracy, f1, ablation, metric and sensitivity", kind)
+		return fmt.Errorf("--score: report %s shows every score; --score is for accuracy, f1, ablation, metric, claims and sensitivity", kind)
 	default:
 		if rs, scoreNotes, err = reports.ResolveScore(rs, *score); err != nil {
 			return fmt.Errorf("--score: %w", err)
@@ -136,7 +136,13 @@ func runReport(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--standalone: not for report claims (a plain table)")
 		}
 		opts.Chance = false
-		return table.RenderPlain(stdout, reports.ClaimsPlain(reports.Claims(reports.AccuracyTable(rs, opts))), *format)
+		acc := reports.AccuracyTable(rs, opts)
+		p := reports.ClaimsPlain(reports.Claims(acc), opts.Names)
+		p.Notes = slices.Concat(acc.Notes, scoreNotes)
+		for _, w := range acc.Warnings {
+			p.Warnings = append(p.Warnings, w.String())
+		}
+		return table.RenderPlain(stdout, p, *format)
 	case "f1":
 		t = reports.F1Table(rs, opts)
 	case "ablation":

@@ -317,7 +317,7 @@ func (p *page) claims(acc *table.Table) {
 	}
 	p.section("claims", "The paper's claim, column by column")
 	fmt.Fprintf(&p.body, "<p>%s</p>\n", esc(reports.ClaimsIntro))
-	pl := reports.ClaimsPlain(claims)
+	pl := reports.ClaimsPlain(claims, p.in.Options.Names)
 	args, _ := json.Marshal(p.command(p.in.DB, []string{"claims"}))
 	fmt.Fprintf(&p.body, "<div class=\"scroll\"><table class=\"claims\" data-args=\"%s\">\n<thead><tr>", esc(string(args)))
 	for _, h := range pl.Header {

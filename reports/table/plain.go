@@ -17,6 +17,9 @@ type Plain struct {
 	Title  string
 	Header []string
 	Rows   [][]string
+	// Notes and Warnings are printed below the table in every format but
+	// CSV, as Table's ("note: …", "warning: …"; LaTeX comments).
+	Notes, Warnings []string
 }
 
 // RenderPlain writes p in format text (tablewriter), md, latex (booktabs
@@ -78,6 +81,21 @@ func RenderPlain(w io.Writer, p *Plain, format string) error {
 		}
 	default:
 		return fmt.Errorf("reports: unknown format %q (accepted: %s)", format, strings.Join(Formats(), ", "))
+	}
+	for _, kind := range []struct {
+		name  string
+		lines []string
+	}{{"note", p.Notes}, {"warning", p.Warnings}} {
+		for _, l := range kind.lines {
+			switch format {
+			case "text":
+				fmt.Fprintf(bw, "%s: %s\n", kind.name, l)
+			case "md":
+				fmt.Fprintf(bw, "\n%s: %s\n", kind.name, mdEscaper.Replace(l))
+			case "latex":
+				fmt.Fprintf(bw, "%% %s: %s\n", kind.name, commentLine(l))
+			}
+		}
 	}
 	return bw.Flush()
 }

@@ -51,6 +51,29 @@ func TestRenderPlainAndFormats(t *testing.T) {
 	if !strings.Contains(b.String(), `gin\_topk\|x`) {
 		t.Errorf("md does not escape the cell:\n%s", b.String())
 	}
+	// Notes and warnings below the table in every format but CSV.
+	p.Notes, p.Warnings = []string{"score_x chosen"}, []string{"a/b/low: 1 of 3 seeds missing"}
+	for _, c := range []struct{ format, note, warning string }{
+		{"text", "note: score_x chosen\n", "warning: a/b/low: 1 of 3 seeds missing\n"},
+		{"md", "\nnote: score\\_x chosen\n", "\nwarning: a/b/low: 1 of 3 seeds missing\n"},
+		{"latex", "% note: score_x chosen\n", "% warning: a/b/low: 1 of 3 seeds missing\n"},
+		{"csv", "", ""},
+	} {
+		b.Reset()
+		if err := RenderPlain(&b, p, c.format); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if c.format == "csv" {
+			if strings.Contains(out, "note") || strings.Contains(out, "warning") {
+				t.Errorf("csv has notes or warnings:\n%s", out)
+			}
+			continue
+		}
+		if !strings.HasSuffix(out, c.note+c.warning) {
+			t.Errorf("%s: does not end with %q%q:\n%s", c.format, c.note, c.warning, out)
+		}
+	}
 	for _, bad := range []func() error{
 		func() error { return RenderPlain(&b, p, "html") },
 		func() error { return Render(&b, &Table{}, "html") },
