@@ -280,9 +280,9 @@ const MaxTSNERuns = 8
 // in rs's order, of the t-SNE (TSNE, cfg) of the run's stored test-set
 // embeddings, which emb returns (runs.Store.Embeddings), cut to
 // cfg.MaxPoints graphs (SampleEmbeddings with cfg.Seed), titled with the
-// method, dataset, ratio, split seed, seed and run id (and "m of n test
-// graphs" when sampled). Every run is mapped
-// with the same cfg, so two panels differ only in their embeddings. It
+// method, dataset, ratio, split seed, seed and run id (and, on a second
+// line, "m of n test graphs" when sampled). Every run is mapped with the
+// same cfg, so two panels differ only in their embeddings. It
 // returns an error for no run or more than MaxTSNERuns, and for a run
 // without stored embeddings (emb's error wraps runs.ErrNoEmbeddings),
 // naming the run and saying why that can be.
@@ -311,7 +311,7 @@ func TSNEPlots(rs []runs.Run, emb func(id int64) (*suite.Embeddings, error), cfg
 		s := r.Spec
 		title := fmt.Sprintf("%s · %s %s · split %d seed %d (run %d)", s.Method, s.Dataset, s.RatioLabel(), s.SplitSeed, s.Seed, r.ID)
 		if len(e.Graphs) < all {
-			title += fmt.Sprintf(" · %d of %d test graphs", len(e.Graphs), all)
+			title += fmt.Sprintf("\n%d of %d test graphs", len(e.Graphs), all) // a second line: one line overflows a panel of two
 		}
 		p, err := TSNEPlot(TSNEPanel{Title: title, Points: pts, Truth: e.Truth})
 		if err != nil {
