@@ -41,24 +41,23 @@ func TestGridReportResume(t *testing.T) {
 	if !strings.Contains(out.String(), `\toprule`) || !strings.Contains(out.String(), "gin-topk") {
 		t.Errorf("latex F1 table:\n%s", out.String())
 	}
-	out.Reset()
-	if err := runReport([]string{"claims", "--db", db, "--format", "md"}, &out); err != nil {
-		t.Fatal(err)
-	}
-	// No UGNN run: the paper's side of the column, ours the best baseline run.
-	for _, want := range []string{"| Letter-high low | 0.640±0.010 | gla 0.602±0.016 (UGNN +0.038) | +0.151 | – | ", "| UGNN not run |"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("claims table lacks %q:\n%s", want, out.String())
+	// No UGNN run: the paper's side of the column, ours the best baseline
+	// run; names through --names paper.
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--format", "md"}, []string{"| Letter-high low | 0.640±0.010 | gla 0.602±0.016 (UGNN +0.038) | +0.151 | – | ", "| UGNN not run |"}},
+		{[]string{"--names", "paper"}, []string{"GLA 0.602±0.016 (UGNN +0.038)", "WL Kernel 0.313±0.000"}},
+	} {
+		out.Reset()
+		if err := runReport(append([]string{"claims", "--db", db}, c.args...), &out); err != nil {
+			t.Fatal(err)
 		}
-	}
-	// Paper names.
-	out.Reset()
-	if err := runReport([]string{"claims", "--db", db, "--names", "paper"}, &out); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"GLA 0.602±0.016 (UGNN +0.038)", "WL Kernel 0.313±0.000"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("claims --names paper lacks %q:\n%s", want, out.String())
+		for _, want := range c.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("report claims %v lacks %q:\n%s", c.args, want, out.String())
+			}
 		}
 	}
 	if err := runReport([]string{"claims", "--db", db, "--standalone"}, &out); err == nil {

@@ -318,7 +318,8 @@ func (p *page) claims(acc *table.Table) {
 	p.section("claims", "The paper's claim, column by column")
 	fmt.Fprintf(&p.body, "<p>%s</p>\n", esc(reports.ClaimsIntro))
 	pl := reports.ClaimsPlain(claims, p.in.Options.Names)
-	args, _ := json.Marshal(p.command(p.in.DB, []string{"claims"}))
+	cmd := p.command(p.in.DB, []string{"claims"})
+	args, _ := json.Marshal(cmd)
 	fmt.Fprintf(&p.body, "<div class=\"scroll\"><table class=\"claims\" data-args=\"%s\">\n<thead><tr>", esc(string(args)))
 	for _, h := range pl.Header {
 		fmt.Fprintf(&p.body, "<th>%s</th>", esc(h))
@@ -332,7 +333,7 @@ func (p *page) claims(acc *table.Table) {
 		p.body.WriteString("</tr>\n")
 	}
 	p.body.WriteString("</tbody></table></div>\n")
-	fmt.Fprintf(&p.body, "<p class=\"cmd\">CSV: <code>bench %s --format csv</code></p>\n", esc(shellJoin(p.command(p.in.DB, []string{"claims"}))))
+	fmt.Fprintf(&p.body, "<p class=\"cmd\">CSV: <code>bench %s --format csv</code></p>\n", esc(shellJoin(cmd)))
 	p.endSection()
 }
 
