@@ -3,10 +3,10 @@ package reports
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-
 	"strconv"
 	"strings"
 	"time"
@@ -168,3 +168,105 @@ func writeExportCSV(w io.Writer, rs []runs.Run) error {
 }
 
 func isFloat(v any) bool { _, ok := v.(float64); return ok }
+
+// ReadExport reads the JSON export that WriteExport writes (format
+// ExportFormat, version at most ExportVersion), e.g. an archive of finished
+// runs committed beside the documents generated from them. Errors: not
+// JSON, another format or a newer version; each names the byte offset or
+// the field. The runs are not checked here: ExportRun.Run checks each.
+func ReadExport(r io.Reader) (Export, error) {
+	var e Export
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&e); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return Export{}, fmt.Errorf("not a JSON export of runs: byte %d: %w", syn.Offset, err)
+		}
+		return Export{}, fmt.Errorf("not a JSON export of runs: %w", err)
+	}
+	if e.Format != ExportFormat {
+		return Export{}, fmt.Errorf("format %q, want %q (the JSON of bench export)", e.Format, ExportFormat)
+	}
+	if e.Version < 1 || e.Version > ExportVersion {
+		return Export{}, fmt.Errorf("version %d of %s, this build reads 1 to %d", e.Version, ExportFormat, ExportVersion)
+	}
+	return e, nil
+}
+
+// Run converts x back to the stored run it was exported from: the same
+// hash, spec, status, times, wall time, attempts, provenance and metrics
+// (null as NaN). Errors: a status the store does not know, and a time that
+// is not RFC 3339.
+func (x ExportRun) Run() (runs.Run, error) {
+	r := runs.Run{ID: x.ID, Hash: x.Hash, Spec: x.Spec, Status: runs.Status(x.Status), Error: x.Error,
+		Seconds: x.Seconds, Attempts: x.Attempts, Provenance: x.Provenance}
+	switch r.Status {
+	case runs.StatusRunning, runs.StatusFinished, runs.StatusFailed, runs.StatusInterrupted:
+	default:
+		return runs.Run{}, fmt.Errorf("run %d (hash %s): unknown status %q", x.ID, x.Hash, x.Status)
+	}
+	for _, t := range []struct {
+		name string
+		text string
+		to   *time.Time
+	}{{"started", x.Started, &r.Started}, {"finished", x.Finished, &r.Finished}} {
+		if t.text == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, t.text)
+		if err != nil {
+			return runs.Run{}, fmt.Errorf("run %d (hash %s): %s: %w", x.ID, x.Hash, t.name, err)
+		}
+		*t.to = v.UTC()
+	}
+	if r.Status == runs.StatusFinished {
+		r.Metrics = make(map[string]float64, len(x.Metrics))
+		for k, v := range x.Metrics {
+			r.Metrics[k] = math.NaN()
+			if v != nil {
+				r.Metrics[k] = *v
+			}
+		}
+	}
+	return r, nil
+}
+
+// ImportTally counts what Import did with an export's runs.
+type ImportTally struct {
+	// Runs is the number of runs in the export.
+	Runs int
+	// Outcomes counts the finished runs by what runs.Store.Import did.
+	Outcomes map[runs.ImportOutcome]int
+	// NotFinished counts the runs passed by: running, failed or
+	// interrupted in the export (a grid reruns them).
+	NotFinished int
+	// Conflicts are the finished runs the store already held with other
+	// results (the store's were kept).
+	Conflicts []runs.MergeConflict
+}
+
+// Import adds the finished runs of e to store (runs.Store.Import: a grid
+// on store then skips them) and passes by the others. Errors name the run
+// (its index in e, id and hash); the runs imported before it stay.
+func Import(store *runs.Store, e Export) (ImportTally, error) {
+	t := ImportTally{Runs: len(e.Runs), Outcomes: map[runs.ImportOutcome]int{}}
+	for i, x := range e.Runs {
+		r, err := x.Run()
+		if err != nil {
+			return t, fmt.Errorf("run #%d: %w", i+1, err)
+		}
+		if r.Status != runs.StatusFinished {
+			t.NotFinished++
+			continue
+		}
+		outcome, c, err := store.Import(r)
+		if err != nil {
+			return t, fmt.Errorf("run #%d (id %d): %w", i+1, x.ID, err)
+		}
+		t.Outcomes[outcome]++
+		if outcome == runs.ImportConflict {
+			t.Conflicts = append(t.Conflicts, c)
+		}
+	}
+	return t, nil
+}

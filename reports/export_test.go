@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ugbench/ugbench/runs"
@@ -26,6 +28,7 @@ func exportRuns() []runs.Run {
 		}
 	}
 	out[0].Spec.Params = suite.Params{"epochs": 100, "tau": 0.1}
+	out[0].Hash = out[0].Spec.Hash()
 	return out
 }
 
@@ -95,5 +98,106 @@ func TestExportReadsBack(t *testing.T) {
 	}
 	if got := recs[2][col["param.tau"]]; got != "" {
 		t.Errorf("param.tau of a run without it = %q, want empty", got)
+	}
+}
+
+// TestImportRoundTrip exports the fixture runs, reads the JSON back and
+// imports it into a store: the finished runs read back as exported (NaN
+// metrics included), the failed one is passed by, a second import changes
+// nothing, and the store exports the same JSON again.
+func TestImportRoundTrip(t *testing.T) {
+	rs := exportRuns()
+	var buf bytes.Buffer
+	if err := WriteExport(&buf, rs, "json"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := ReadExport(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range e.Runs {
+		r, err := x.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rs[i]
+		if r.Hash != want.Hash || r.Spec.Hash() != want.Spec.Hash() || r.Status != want.Status || r.Error != want.Error ||
+			!r.Started.Equal(want.Started) || !r.Finished.Equal(want.Finished) || r.Seconds != want.Seconds ||
+			r.Attempts != want.Attempts || r.Provenance != want.Provenance || len(r.Metrics) != len(want.Metrics) {
+			t.Errorf("run %d read back as %+v\nwant %+v", x.ID, r, want)
+		}
+		for k, v := range want.Metrics {
+			if got := r.Metrics[k]; got != v && !(math.IsNaN(got) && math.IsNaN(v)) {
+				t.Errorf("run %d %s = %v, want %v", x.ID, k, got, v)
+			}
+		}
+	}
+
+	store, err := runs.Open(filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	finished := 0
+	for _, r := range rs {
+		if r.Status == runs.StatusFinished {
+			finished++
+		}
+	}
+	for pass, want := range []runs.ImportOutcome{runs.ImportAdded, runs.ImportKept} {
+		tally, err := Import(store, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tally.Runs != len(rs) || tally.Outcomes[want] != finished || tally.NotFinished != len(rs)-finished || len(tally.Conflicts) != 0 {
+			t.Errorf("import %d: %+v, want %d %s and %d not finished", pass+1, tally, finished, want, len(rs)-finished)
+		}
+	}
+	stored, err := store.List(runs.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := WriteExport(&again, stored, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var finishedOnly []runs.Run
+	for _, r := range rs {
+		if r.Status == runs.StatusFinished {
+			r.ID = int64(len(finishedOnly) + 1) // ids are the store's own
+			finishedOnly = append(finishedOnly, r)
+		}
+	}
+	var want bytes.Buffer
+	if err := WriteExport(&want, finishedOnly, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != want.String() {
+		t.Errorf("the imported store exports\n%s\nwant\n%s", again.String(), want.String())
+	}
+}
+
+func TestReadExportRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"not JSON", `{"format": "ugbench-runs",`, "not a JSON export of runs"},
+		{"syntax error", `{"format": x}`, "byte 12"},
+		{"another format", `{"format": "other", "version": 1, "runs": []}`, `format "other"`},
+		{"newer version", `{"format": "ugbench-runs", "version": 2, "runs": []}`, "version 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := ReadExport(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	bad := ExportRun{ID: 7, Hash: "h", Status: "paused"}
+	if _, err := bad.Run(); err == nil || !strings.Contains(err.Error(), `unknown status "paused"`) {
+		t.Errorf("status paused: error %v", err)
+	}
+	bad = ExportRun{ID: 7, Hash: "h", Status: "finished", Started: "yesterday"}
+	if _, err := bad.Run(); err == nil || !strings.Contains(err.Error(), "started") {
+		t.Errorf("started yesterday: error %v", err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -624,61 +622,16 @@ func conflictIgnored(name string) bool {
 // (accuracy first, then by name; NaN equals NaN, a missing value is NaN),
 // with the output's value as Kept and the input's as Dropped.
 func finishedConflict(tx *sql.Tx, db *sql.DB, inID any, outID int64) (MergeConflict, bool, error) {
-	read := func(q interface {
-		Query(string, ...any) (*sql.Rows, error)
-	}, id any) (map[string]float64, error) {
-		rows, err := q.Query(`SELECT name, value FROM metrics WHERE run_id = ?`, id)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		m := map[string]float64{}
-		for rows.Next() {
-			var name string
-			var v sql.NullFloat64
-			if err := rows.Scan(&name, &v); err != nil {
-				return nil, err
-			}
-			if !conflictIgnored(name) {
-				m[name] = math.NaN()
-				if v.Valid {
-					m[name] = v.Float64
-				}
-			}
-		}
-		return m, rows.Err()
-	}
-	in, err := read(db, inID)
+	in, err := metricsOf(db, inID)
 	if err != nil {
 		return MergeConflict{}, false, err
 	}
-	out, err := read(tx, outID)
+	out, err := metricsOf(tx, outID)
 	if err != nil {
 		return MergeConflict{}, false, err
 	}
-	names := slices.Sorted(maps.Keys(in))
-	for k := range out {
-		if _, ok := in[k]; !ok {
-			names = append(names, k)
-		}
-	}
-	if i := slices.Index(names, suite.MetricAccuracy); i > 0 {
-		names = append([]string{suite.MetricAccuracy}, slices.Delete(names, i, i+1)...)
-	}
-	for _, k := range names {
-		a, okA := out[k]
-		b, okB := in[k]
-		if !okA {
-			a = math.NaN()
-		}
-		if !okB {
-			b = math.NaN()
-		}
-		if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
-			return MergeConflict{Metric: k, Kept: a, Dropped: b}, true, nil
-		}
-	}
-	return MergeConflict{}, false, nil
+	c, differ := metricsConflict(out, in)
+	return c, differ, nil
 }
 
 // specLabel is method/dataset/ratio/split=S/seed=N of a runs row.

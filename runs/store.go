@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -457,14 +456,9 @@ func statusOf(tx *sql.Tx, id int64) (Status, error) {
 // already finished run (e.g. by that other process) wraps
 // ErrAlreadyFinished, which the scheduler takes as "finished elsewhere".
 func (s *Store) Finish(id int64, res suite.Result) error {
-	names := make([]string, 0, len(res.Metrics))
-	for name := range res.Metrics {
-		if name == "" {
-			return fmt.Errorf("runs: finish run %d: empty metric name", id)
-		}
-		names = append(names, name)
+	if _, ok := res.Metrics[""]; ok {
+		return fmt.Errorf("runs: finish run %d: empty metric name", id)
 	}
-	sort.Strings(names)
 	now := formatTime(s.now())
 	err := s.tx(func(tx *sql.Tx) error {
 		status, err := statusOf(tx, id)
@@ -483,17 +477,8 @@ func (s *Store) Finish(id int64, res suite.Result) error {
 		if err := clearArtifacts(tx, id); err != nil {
 			return err
 		}
-		if len(names) > 0 {
-			stmt, err := tx.Prepare(`INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)`)
-			if err != nil {
-				return err
-			}
-			defer stmt.Close()
-			for _, name := range names {
-				if _, err := stmt.Exec(id, name, floatArg(res.Metrics[name])); err != nil {
-					return fmt.Errorf("metric %s: %w", name, err)
-				}
-			}
+		if err := insertMetrics(tx, id, res.Metrics); err != nil {
+			return err
 		}
 		if err := insertCurves(tx, id, res.Curves); err != nil {
 			return err

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ugbench/ugbench/reports"
 )
@@ -13,7 +15,7 @@ func runExport(args []string, stdout io.Writer) error {
 	fs := newFlags("export", "export --format json|csv [flags]")
 	sel := addSelection(fs, "only these statuses: running, finished, failed, interrupted (default: all)")
 	format := fs.String("format", "json", "json (spec, params, provenance, metrics per run) or csv (one row per run, param.* and metric.* columns)")
-	out := fs.String("out", "", "write to this file instead of standard output")
+	out := fs.String("out", "", "write to this file instead of standard output; gzipped when the name ends in .gz (bench import reads it back)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -40,9 +42,21 @@ func runExport(args []string, stdout io.Writer) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	bw := bufio.NewWriter(file)
-	if err := reports.WriteExport(bw, rs, *format); err != nil {
+	var w io.Writer = bw
+	var zw *gzip.Writer
+	if strings.HasSuffix(*out, ".gz") {
+		zw = gzip.NewWriter(bw)
+		w = zw
+	}
+	if err := reports.WriteExport(w, rs, *format); err != nil {
 		file.Close()
 		return err
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			file.Close()
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		file.Close()

@@ -74,6 +74,7 @@ var commands = []command{
 	{"scorers", "list the post-hoc unknown scorers and their parameters", runScorers},
 	{"compare", "compare two selections of runs cell by cell, with significance tests", runCompare},
 	{"export", "write every selected run (spec, params, provenance, metrics) as JSON or CSV", runExport},
+	{"import", "add the finished runs of bench export's JSON to a database, e.g. an archive of runs: import --db OUT.db FILE.json...", runImport},
 	{"check", "CI gate: judge runs against a committed baseline (exit 0 pass, 1 regression, 2 error, 3 cannot judge)", runCheck},
 	{"datasets", "print the paper's Table 1 for the datasets present", runDatasets},
 	{"methods", "list registered methods in table order with their paper rows and default hyper-parameters", runMethods},
