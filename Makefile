@@ -30,7 +30,7 @@ DATA ?= $(shell if [ -d ../shared/datasets ]; then echo ../shared/datasets; else
 DB ?= demo.db
 DEMO_GRID = --methods gin-topk,wl --datasets Letter-high --ratios low,high --seeds 0,1,2
 
-.PHONY: build demo results html scores-doc test slurm-test bench fuzz vet clean
+.PHONY: build demo results runs-db html scores-doc test slurm-test bench fuzz vet clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/bench ./cmd/bench
@@ -48,6 +48,12 @@ demo: build
 RESULTS_DB ?= $(DB)
 results: build
 	./bin/bench report results --db $(RESULTS_DB) > RESULTS.md
+
+# The committed archive of finished runs (docs/runs/*.json.gz, from bench
+# export) as one database, e.g. to generate the documents from it or to
+# resume a grid on a new machine: make runs-db RESULTS_DB=archive.db
+runs-db: build
+	./bin/bench import --db $(RESULTS_DB) docs/runs/*.json.gz
 
 # The same database as one self-contained page (docs/report.html): every
 # table with the paper's values beside ours, the figures, and each cell's
