@@ -58,8 +58,9 @@ type Export struct {
 // WriteExport writes rs in format json (an Export, indented) or csv (one
 // row per run, columns: id, hash, status, method, dataset, ratio_name,
 // ratio, split_seed, seed, param.NAME for every parameter of some run,
-// class_split, test_frac, alpha, the provenance, started, finished,
-// seconds, attempts, error, metric.NAME for every metric of some run;
+// class_split, test_frac, alpha, the provenance (kernels after backend),
+// started, finished, seconds, attempts, error, metric.NAME for every
+// metric of some run;
 // empty where a run has no such value, NaN written as NaN).
 func WriteExport(w io.Writer, rs []runs.Run, format string) error {
 	switch format {
@@ -118,7 +119,7 @@ func writeExportCSV(w io.Writer, rs []runs.Run) error {
 		header = append(header, "param."+p)
 	}
 	header = append(header, "class_split", "test_frac", "alpha",
-		"git_commit", "git_dirty", "go_version", "gomlx_version", "backend", "device", "host",
+		"git_commit", "git_dirty", "go_version", "gomlx_version", "backend", "kernels", "device", "host",
 		"started", "finished", "seconds", "attempts", "error")
 	for _, m := range metrics {
 		header = append(header, "metric."+m)
@@ -149,7 +150,7 @@ func writeExportCSV(w io.Writer, rs []runs.Run) error {
 			seconds = num(r.Seconds)
 		}
 		rec = append(rec, s.Protocol.ClassSplit, num(s.Protocol.TestFrac), num(s.Protocol.Alpha),
-			p.GitCommit, strconv.FormatBool(p.GitDirty), p.GoVersion, p.GoMLXVersion, p.Backend, p.Device, p.Host,
+			p.GitCommit, strconv.FormatBool(p.GitDirty), p.GoVersion, p.GoMLXVersion, p.Backend, p.Kernels, p.Device, p.Host,
 			timeText(r.Started), finished, seconds, strconv.Itoa(r.Attempts), r.Error)
 		for _, m := range metrics {
 			v, ok := r.Metrics[m]

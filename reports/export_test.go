@@ -22,7 +22,7 @@ func exportRuns() []runs.Run {
 		case r.Spec.Method == "wl" && r.Spec.Dataset == "COIL-DEL" && r.Spec.RatioName == "low" && r.Spec.Seed < 2,
 			r.Spec.Method == "wl" && r.Spec.Dataset == "MNIST" && r.Spec.RatioName == "low" && r.Spec.Seed == 0,
 			r.Spec.Method == "gin-topk" && r.Spec.Dataset == "COIL-DEL" && r.Spec.RatioName == "low" && r.Spec.Seed == 2:
-			r.Provenance = runs.Provenance{GitCommit: "0123abcd", GoVersion: "go1.26", GoMLXVersion: "v0.28.2", Backend: "go", Device: "cpu:0", Host: "ci"}
+			r.Provenance = runs.Provenance{GitCommit: "0123abcd", GoVersion: "go1.26", GoMLXVersion: "v0.28.2", Backend: "go", Kernels: "avx2", Device: "cpu:0", Host: "ci"}
 			r.Attempts = 1
 			out = append(out, r)
 		}
@@ -199,5 +199,20 @@ func TestReadExportRefuses(t *testing.T) {
 	bad = ExportRun{ID: 7, Hash: "h", Status: "finished", Started: "yesterday"}
 	if _, err := bad.Run(); err == nil || !strings.Contains(err.Error(), "started") {
 		t.Errorf("started yesterday: error %v", err)
+	}
+}
+
+func TestBackendLabel(t *testing.T) {
+	for _, c := range []struct {
+		p    runs.Provenance
+		want string
+	}{
+		{runs.Provenance{Backend: "go", Device: "cpu:1"}, "go on cpu:1"},
+		{runs.Provenance{Backend: "go", Device: "cpu:0", Kernels: "avx512"}, "go on cpu:0, avx512 kernels"},
+		{runs.Provenance{Backend: "xla:cuda", Device: "cuda:0"}, "xla:cuda on cuda:0"},
+	} {
+		if got := BackendLabel(c.p); got != c.want {
+			t.Errorf("BackendLabel(%+v) = %q, want %q", c.p, got, c.want)
+		}
 	}
 }

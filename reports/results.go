@@ -328,10 +328,20 @@ func provenanceLines(done []runs.Run) []string {
 		"build: " + count(func(r runs.Run) string {
 			return orUnknown(r.Provenance.GoVersion) + ", GoMLX " + orUnknown(r.Provenance.GoMLXVersion)
 		}),
-		"backend: " + count(func(r runs.Run) string {
-			return orUnknown(r.Provenance.Backend) + " on " + orUnknown(r.Provenance.Device)
-		}),
+		"backend: " + count(func(r runs.Run) string { return BackendLabel(r.Provenance) }),
 	}
+}
+
+// BackendLabel is where a run was computed, for provenance lines: "BACKEND
+// on DEVICE", with ", KERNELS kernels" where the store recorded the pure-Go
+// backend's CPU kernels (runs.Provenance.Kernels; runs of one config hash
+// agree bit for bit only with the same kernels).
+func BackendLabel(p runs.Provenance) string {
+	s := orUnknown(p.Backend) + " on " + orUnknown(p.Device)
+	if p.Kernels != "" {
+		s += ", " + p.Kernels + " kernels"
+	}
+	return s
 }
 
 // writeProtocol lists the protocol settings, seeds and budgets of done.

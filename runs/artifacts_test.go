@@ -1,12 +1,14 @@
 package runs
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ugbench/ugbench/suite"
 )
@@ -122,14 +124,20 @@ func TestMigrateToArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var oldID int64
-	var finishErr error
-	if oldID, err = old.Start(testSpec("gin-topk", "Letter-high", 0), testProv); err == nil {
-		// Schema 5's Finish, as the ugbench of that schema ran it.
-		_, finishErr = old.db.Exec(`UPDATE runs SET status = 'finished', finished = started, seconds = 1 WHERE id = ?`, oldID)
+	// A finished run as schema 5 stored it (its columns only).
+	spec := testSpec("gin-topk", "Letter-high", 0)
+	specJSON, _ := json.Marshal(spec)
+	now := formatTime(time.Now())
+	res, err := old.db.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, seed, params, protocol,
+			spec, status, started, finished, seconds, split_seed)
+		VALUES (?, 'gin-topk', 'Letter-high', 'low', 0.1, 0, '{}', '{}', ?, 'finished', ?, ?, 1, 0)`,
+		spec.Hash(), string(specJSON), now, now)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err != nil || finishErr != nil {
-		t.Fatal(err, finishErr)
+	oldID, err := res.LastInsertId()
+	if err != nil {
+		t.Fatal(err)
 	}
 	old.Close()
 	s, err := Open(path)

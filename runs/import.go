@@ -89,12 +89,12 @@ func (s *Store) Import(r Run) (ImportOutcome, MergeConflict, error) {
 		case errors.Is(err, sql.ErrNoRows):
 			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, split_seed, seed,
 					params, protocol, spec, status, error, started, finished, seconds,
-					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					git_commit, git_dirty, go_version, gomlx_version, backend, kernels, device, host, attempts)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				r.Hash, sp.Method, sp.Dataset, sp.RatioName, sp.Ratio, sp.SplitSeed, sp.Seed,
 				string(paramsJSON), string(protocolJSON), string(specJSON), StatusFinished,
 				formatTime(r.Started), formatTime(r.Finished), floatArg(r.Seconds),
-				p.GitCommit, p.GitDirty, p.GoVersion, p.GoMLXVersion, p.Backend, p.Device, p.Host, attempts)
+				p.GitCommit, p.GitDirty, p.GoVersion, p.GoMLXVersion, p.Backend, p.Kernels, p.Device, p.Host, attempts)
 			if err != nil {
 				return err
 			}
@@ -132,13 +132,13 @@ func (s *Store) Import(r Run) (ImportOutcome, MergeConflict, error) {
 		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, split_seed = ?, seed = ?,
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = ?,
 				seconds = ?, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
-				backend = ?, device = ?, host = ?, attempts = ?,
+				backend = ?, kernels = ?, device = ?, host = ?, attempts = ?,
 				pid = 0, pidns = '', pid_start = 0, heartbeat = NULL, epoch = 0, epochs = 0
 			WHERE id = ?`,
 			sp.Method, sp.Dataset, sp.RatioName, sp.Ratio, sp.SplitSeed, sp.Seed,
 			string(paramsJSON), string(protocolJSON), string(specJSON), StatusFinished,
 			formatTime(r.Started), formatTime(r.Finished), floatArg(r.Seconds),
-			p.GitCommit, p.GitDirty, p.GoVersion, p.GoMLXVersion, p.Backend, p.Device, p.Host, attempts, id)
+			p.GitCommit, p.GitDirty, p.GoVersion, p.GoMLXVersion, p.Backend, p.Kernels, p.Device, p.Host, attempts, id)
 		if err != nil {
 			return err
 		}

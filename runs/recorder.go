@@ -8,6 +8,9 @@ type Recorder struct {
 	Store *Store
 	// Backend is the GoMLX backend configuration of the grid.
 	Backend string
+	// Kernels is the CPU vector kernel set of the pure-Go backend in this
+	// process (cpukernels.Of(Backend)); every run's Provenance.Kernels.
+	Kernels string
 }
 
 // Finished implements suite.Recorder.
@@ -17,7 +20,9 @@ func (r Recorder) Finished(hashes []string) (map[string]bool, error) {
 
 // Start implements suite.Recorder.
 func (r Recorder) Start(spec suite.RunSpec, device string) (int64, error) {
-	return r.Store.Start(spec, CollectProvenance(r.Backend, device))
+	prov := CollectProvenance(r.Backend, device)
+	prov.Kernels = r.Kernels
+	return r.Store.Start(spec, prov)
 }
 
 // Finish implements suite.Recorder.

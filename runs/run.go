@@ -39,6 +39,12 @@ type Provenance struct {
 	GoMLXVersion string `json:"gomlx_version"`
 	// Backend is the GoMLX backend configuration, e.g. "go" or "xla:cuda".
 	Backend string `json:"backend"`
+	// Kernels is the CPU vector kernel set of GoMLX's pure-Go backend that
+	// computed the run: "avx512", "avx2" or "generic" (cpukernels.Of); ""
+	// for other backends and runs stored before schema 9. The kernels round
+	// differently, so two runs of one config hash, build and backend agree
+	// bit for bit only when they ran the same kernels.
+	Kernels string `json:"kernels"`
 	// Device is the device slot, e.g. "cpu:0" or "cuda:1".
 	Device string `json:"device"`
 	// Host is the machine's host name.

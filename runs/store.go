@@ -131,6 +131,10 @@ var migrations = []string{
 		format TEXT    NOT NULL, -- outputsFormat
 		data   BLOB    NOT NULL  -- gzip of the encoding (outputs.go)
 	);`,
+	// 9: the CPU vector kernels of GoMLX's pure-Go backend that computed
+	// the run (Provenance.Kernels); '' for runs stored before it and for
+	// other backends.
+	`ALTER TABLE runs ADD COLUMN kernels TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.
@@ -385,12 +389,12 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		case errors.Is(err, sql.ErrNoRows):
 			res, err := tx.Exec(`INSERT INTO runs (hash, method, dataset, ratio_name, ratio, split_seed, seed,
 					params, protocol, spec, status, error, started, finished, seconds,
-					git_commit, git_dirty, go_version, gomlx_version, backend, device, host, attempts,
+					git_commit, git_dirty, go_version, gomlx_version, backend, kernels, device, host, attempts,
 					pid, pidns, pid_start, heartbeat)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
 				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
 				string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
-				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
+				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Kernels, prov.Device, prov.Host,
 				s.self.pid, s.self.ns, s.self.start, now)
 			if err != nil {
 				return err
@@ -416,12 +420,12 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 		_, err = tx.Exec(`UPDATE runs SET method = ?, dataset = ?, ratio_name = ?, ratio = ?, split_seed = ?, seed = ?,
 				params = ?, protocol = ?, spec = ?, status = ?, error = '', started = ?, finished = NULL,
 				seconds = NULL, git_commit = ?, git_dirty = ?, go_version = ?, gomlx_version = ?,
-				backend = ?, device = ?, host = ?, attempts = attempts + 1,
+				backend = ?, kernels = ?, device = ?, host = ?, attempts = attempts + 1,
 				pid = ?, pidns = ?, pid_start = ?, heartbeat = ?, epoch = 0, epochs = 0
 			WHERE id = ?`,
 			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
 			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
-			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Device, prov.Host,
+			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Kernels, prov.Device, prov.Host,
 			s.self.pid, s.self.ns, s.self.start, now, id)
 		return err
 	})
@@ -809,7 +813,7 @@ func (s *Store) List(f Filter) ([]Run, error) {
 	where, args := f.where()
 	rows, err := s.db.Query(`SELECT r.id, r.hash, r.spec, r.status, r.error, r.started, r.finished,
 			r.seconds, r.git_commit, r.git_dirty, r.go_version, r.gomlx_version, r.backend,
-			r.device, r.host, r.attempts, r.epoch, r.epochs, m.name, m.value
+			r.kernels, r.device, r.host, r.attempts, r.epoch, r.epochs, m.name, m.value
 		FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND r.status = 'finished'`+
 		where+` ORDER BY r.id, m.name`, args...)
 	if err != nil {
@@ -829,7 +833,7 @@ func (s *Store) List(f Filter) ([]Run, error) {
 		)
 		err := rows.Scan(&r.ID, &r.Hash, &specJSON, &r.Status, &r.Error, &started, &finished,
 			&seconds, &r.Provenance.GitCommit, &r.Provenance.GitDirty, &r.Provenance.GoVersion,
-			&r.Provenance.GoMLXVersion, &r.Provenance.Backend, &r.Provenance.Device,
+			&r.Provenance.GoMLXVersion, &r.Provenance.Backend, &r.Provenance.Kernels, &r.Provenance.Device,
 			&r.Provenance.Host, &r.Attempts, &r.Epoch, &r.Epochs, &metricName, &metricVal)
 		if err != nil {
 			return nil, fmt.Errorf("runs: %s: list: %w", s.path, err)

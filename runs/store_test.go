@@ -46,7 +46,7 @@ func testSpec(method, dataset string, seed int64) suite.RunSpec {
 
 var testProv = Provenance{
 	GitCommit: "0123456789abcdef0123456789abcdef01234567", GitDirty: true,
-	GoVersion: "go1.26.8", GoMLXVersion: "v0.28.2", Backend: "go", Device: "cpu:0", Host: "box",
+	GoVersion: "go1.26.8", GoMLXVersion: "v0.28.2", Backend: "go", Kernels: "avx2", Device: "cpu:0", Host: "box",
 }
 
 // sameFloat is == with NaN equal to NaN.
@@ -340,7 +340,7 @@ func TestFailThenRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			prov2 := testProv
-			prov2.Device, prov2.GitDirty = "cuda:1", false
+			prov2.Device, prov2.GitDirty, prov2.Kernels = "cuda:1", false, "avx512"
 			time.Sleep(2 * time.Millisecond)
 			id2, err := s.Start(spec, prov2)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/internal/cpukernels"
 	"github.com/ugbench/ugbench/suite/scorers"
 )
 
@@ -352,7 +353,12 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if r.CacheDir != "" && r.ResumeEvery > 0 {
 		fp = r.fingerprint(spec.Dataset)
 	}
-	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, r.Backend, fp, log, task.Warn); err != nil {
+	// A state saved by other CPU kernels would continue with other floats.
+	resumeBackend := r.Backend
+	if k := cpukernels.Of(r.Backend); k != "" {
+		resumeBackend += " kernels=" + k
+	}
+	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, resumeBackend, fp, log, task.Warn); err != nil {
 		return res, err
 	}
 	start := time.Now()

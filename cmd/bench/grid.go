@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/internal/cpukernels"
 	"github.com/ugbench/ugbench/internal/supervisor"
 	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/runs"
@@ -188,7 +189,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	runner.Warn = prog.Warn
 	sched := &suite.Scheduler{
 		Runner:   runner,
-		Store:    runs.Recorder{Store: store, Backend: backendCfg},
+		Store:    runs.Recorder{Store: store, Backend: backendCfg, Kernels: cpukernels.Of(backendCfg)},
 		Slots:    slots,
 		Observer: prog,
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ugbench/ugbench/datasets/datasetstest"
+	"github.com/ugbench/ugbench/internal/cpukernels"
 )
 
 // TestExportImportResume is the archive round trip on real Letter-high: a
@@ -57,6 +58,11 @@ func TestExportImportResume(t *testing.T) {
 		return b.String()
 	}
 	before := export(imported)
+	// Each run records the pure-Go backend's CPU kernels, and keeps them
+	// through the archive.
+	if want := `"kernels": "` + cpukernels.Of("go") + `"`; strings.Count(before, want) != 4 {
+		t.Errorf("the imported runs do not all record %s:\n%s", want, before)
+	}
 	if err := runGrid(append(grid, "--db", imported), &out); err != nil {
 		t.Fatal(err)
 	}

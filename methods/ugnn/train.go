@@ -21,6 +21,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
 
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/internal/cpukernels"
 	"github.com/ugbench/ugbench/methods/augment"
 	"github.com/ugbench/ugbench/methods/gnn"
 	"github.com/ugbench/ugbench/suite"
@@ -399,7 +400,8 @@ const warmupVersion = 4
 // warmupKey hashes everything the warm-up depends on: data (by content,
 // datasets.Fingerprint, so edited or re-downloaded files never restore a
 // stale checkpoint), split, seed, network and optimisation settings,
-// backend, batch layout (the layouts round differently), code version.
+// backend and its CPU kernels, batch layout (the layouts round
+// differently), code version.
 // The five variants share it.
 func (r *run) warmupKey() string {
 	c := r.cfg
@@ -419,10 +421,11 @@ func (r *run) warmupKey() string {
 		AugmentLabelled               bool   `json:",omitempty"`
 		BatchNorm                     bool   `json:",omitempty"`
 		Layout                        string `json:",omitempty"` // resolved; absent for dense, the layout of the keys before it
+		Kernels                       string `json:",omitempty"` // cpukernels.Of: the pure-Go backend's kernels round differently
 	}{warmupVersion, r.task.Dataset, datasets.Fingerprint(r.task.Graphs), r.task.FeatureDim, r.task.Labelled, r.task.Labels, r.task.TrainPool(), r.task.Seed,
 		c.WarmupSteps, c.BatchSize, c.Hidden, c.Layers, c.Chunks, c.LR, c.PoolRatio, c.SupConTau, c.SupConWeight,
 		c.Classes, gnn.BackendConfig(r.task.Backend), c.ProjHead, nonDefault(string(c.Conv), string(gnn.ConvGIN)), c.AugmentLabelled,
-		c.BatchNorm, nonDefault(string(c.Layout), string(gnn.LayoutDense))})
+		c.BatchNorm, nonDefault(string(c.Layout), string(gnn.LayoutDense)), cpukernels.Of(gnn.BackendConfig(r.task.Backend))})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }

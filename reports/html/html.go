@@ -799,7 +799,7 @@ func (p *page) runsSection() {
 				commit += "+dirty"
 			}
 			build := orUnknown(r.Provenance.GoVersion) + ", GoMLX " + orUnknown(r.Provenance.GoMLXVersion)
-			backend := orUnknown(r.Provenance.Backend) + " on " + orUnknown(r.Provenance.Device)
+			backend := reports.BackendLabel(r.Provenance)
 			hash := r.Hash
 			if len(hash) > 12 {
 				hash = hash[:12]
