@@ -16,7 +16,6 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.48.0
 	golang.org/x/term v0.44.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
@@ -46,6 +45,7 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect

@@ -16,30 +16,28 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/cpu"
-
 	"github.com/ugbench/ugbench/datasets"
+	"github.com/ugbench/ugbench/internal/cpukernels"
 	"github.com/ugbench/ugbench/suite"
 	"github.com/ugbench/ugbench/suite/suitetest"
 )
 
 var updateGoldenRuns = flag.Bool("update-golden-runs", false, "rewrite this CPU's testdata/golden-runs-ISA.json from this build instead of comparing with it")
 
-// goldenISA names the vector instructions GoMLX's pure-Go backend (built
-// with GOEXPERIMENT=simd) computes with on this CPU: its kernels sum in
-// vectors of the widest width the CPU has, so the same run rounds
-// differently on an AVX-512 and an AVX2 machine, and each has its own
-// golden file.
+// goldenISA names the vector kernels GoMLX's pure-Go backend computes with
+// in this process (cpukernels.Of): its kernels sum in vectors of their own
+// width, so the same run rounds differently with the AVX-512 and the AVX2
+// kernels (an AVX-512 machine runs the AVX2 ones with
+// GOMLX_GO_SIMD_AVX512=false), and each has its own golden file; the
+// portable code (no GOEXPERIMENT=simd, another architecture) has none.
 func goldenISA() string {
-	switch {
-	case runtime.GOARCH != "amd64":
-		return runtime.GOARCH
-	case cpu.X86.HasAVX512F:
+	switch cpukernels.Of("go") {
+	case cpukernels.AVX512:
 		return "amd64-avx512"
-	case cpu.X86.HasAVX2:
+	case cpukernels.AVX2:
 		return "amd64-avx2"
 	}
-	return "amd64"
+	return runtime.GOARCH
 }
 
 // goldenRun is what TestGoldenRuns keeps of one run: every metric but the
