@@ -182,3 +182,18 @@ func TestRemoveStaleTemps(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeBackend(t *testing.T) {
+	if got := resumeBackend("xla:cpu"); got != "xla:cpu" {
+		t.Errorf(`resumeBackend("xla:cpu") = %q, want it unchanged`, got)
+	}
+	native := resumeBackend("go")
+	t.Setenv("GOMLX_GO_SIMD_AVX512", "false")
+	t.Setenv("GOMLX_GO_SIMD_AVX2", "false")
+	if got := resumeBackend("go"); got != "go kernels=generic" {
+		t.Errorf(`resumeBackend("go") without SIMD kernels = %q, want "go kernels=generic"`, got)
+	}
+	if native != "go kernels=generic" && ResumeKey(RunSpec{Method: "m"}, native, "fp", "exe") == ResumeKey(RunSpec{Method: "m"}, resumeBackend("go"), "fp", "exe") {
+		t.Errorf("the resume keys of %q and the portable kernels agree", native)
+	}
+}

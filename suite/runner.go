@@ -353,12 +353,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	if r.CacheDir != "" && r.ResumeEvery > 0 {
 		fp = r.fingerprint(spec.Dataset)
 	}
-	// A state saved by other CPU kernels would continue with other floats.
-	resumeBackend := r.Backend
-	if k := cpukernels.Of(r.Backend); k != "" {
-		resumeBackend += " kernels=" + k
-	}
-	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, resumeBackend, fp, log, task.Warn); err != nil {
+	if task.Resume, err = openResume(r.CacheDir, r.ResumeEvery, spec, resumeBackend(r.Backend), fp, log, task.Warn); err != nil {
 		return res, err
 	}
 	start := time.Now()
@@ -631,4 +626,15 @@ func fitSafely(ctx context.Context, m Method, task *Task) (pred *Predictions, er
 		err = fmt.Errorf("%s returned no predictions", m.Name())
 	}
 	return pred, err
+}
+
+// resumeBackend is the backend part of a resume state's key: the backend
+// configuration and, for GoMLX's pure-Go backend, the CPU kernels of this
+// process (cpukernels.Of), since a state saved by other kernels would
+// continue with other floats.
+func resumeBackend(backend string) string {
+	if k := cpukernels.Of(backend); k != "" {
+		return backend + " kernels=" + k
+	}
+	return backend
 }
