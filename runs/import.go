@@ -2,7 +2,6 @@ package runs
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -59,21 +58,9 @@ func (s *Store) Import(r Run) (ImportOutcome, MergeConflict, error) {
 	if h := r.Spec.Hash(); h != r.Hash {
 		return "", MergeConflict{}, fmt.Errorf("runs: import %s: hash %s is not its spec's config hash %s (edited or damaged archive?)", r.Spec, r.Hash, h)
 	}
-	specJSON, err := json.Marshal(r.Spec)
+	specJSON, paramsJSON, protocolJSON, err := encodeSpec(r.Spec)
 	if err != nil {
-		return "", MergeConflict{}, fmt.Errorf("runs: import: encode spec %s: %w", r.Spec, err)
-	}
-	params := r.Spec.Params
-	if params == nil {
-		params = suite.Params{}
-	}
-	paramsJSON, err := json.Marshal(params)
-	if err != nil {
-		return "", MergeConflict{}, fmt.Errorf("runs: import: encode params of %s: %w", r.Spec, err)
-	}
-	protocolJSON, err := json.Marshal(r.Spec.Protocol)
-	if err != nil {
-		return "", MergeConflict{}, fmt.Errorf("runs: import: encode protocol of %s: %w", r.Spec, err)
+		return "", MergeConflict{}, err
 	}
 	attempts := max(r.Attempts, 1)
 	p, sp := r.Provenance, r.Spec
@@ -92,7 +79,7 @@ func (s *Store) Import(r Run) (ImportOutcome, MergeConflict, error) {
 					git_commit, git_dirty, go_version, gomlx_version, backend, kernels, device, host, attempts)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				r.Hash, sp.Method, sp.Dataset, sp.RatioName, sp.Ratio, sp.SplitSeed, sp.Seed,
-				string(paramsJSON), string(protocolJSON), string(specJSON), StatusFinished,
+				paramsJSON, protocolJSON, specJSON, StatusFinished,
 				formatTime(r.Started), formatTime(r.Finished), floatArg(r.Seconds),
 				p.GitCommit, p.GitDirty, p.GoVersion, p.GoMLXVersion, p.Backend, p.Kernels, p.Device, p.Host, attempts)
 			if err != nil {
@@ -136,7 +123,7 @@ func (s *Store) Import(r Run) (ImportOutcome, MergeConflict, error) {
 				pid = 0, pidns = '', pid_start = 0, heartbeat = NULL, epoch = 0, epochs = 0
 			WHERE id = ?`,
 			sp.Method, sp.Dataset, sp.RatioName, sp.Ratio, sp.SplitSeed, sp.Seed,
-			string(paramsJSON), string(protocolJSON), string(specJSON), StatusFinished,
+			paramsJSON, protocolJSON, specJSON, StatusFinished,
 			formatTime(r.Started), formatTime(r.Finished), floatArg(r.Seconds),
 			p.GitCommit, p.GitDirty, p.GoVersion, p.GoMLXVersion, p.Backend, p.Kernels, p.Device, p.Host, attempts, id)
 		if err != nil {

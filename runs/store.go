@@ -361,21 +361,9 @@ func floatOf(v sql.NullFloat64) float64 {
 // Start starts the heartbeat of this process's running runs (every
 // HeartbeatInterval, until Close).
 func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
-	specJSON, err := json.Marshal(spec)
+	specJSON, paramsJSON, protocolJSON, err := encodeSpec(spec)
 	if err != nil {
-		return 0, fmt.Errorf("runs: encode spec %s: %w", spec, err)
-	}
-	params := spec.Params
-	if params == nil {
-		params = suite.Params{}
-	}
-	paramsJSON, err := json.Marshal(params)
-	if err != nil {
-		return 0, fmt.Errorf("runs: encode params of %s: %w", spec, err)
-	}
-	protocolJSON, err := json.Marshal(spec.Protocol)
-	if err != nil {
-		return 0, fmt.Errorf("runs: encode protocol of %s: %w", spec, err)
+		return 0, err
 	}
 	hash := spec.Hash()
 	now := formatTime(s.now())
@@ -393,7 +381,7 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 					pid, pidns, pid_start, heartbeat)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
 				hash, spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
-				string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
+				paramsJSON, protocolJSON, specJSON, StatusRunning, now,
 				prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Kernels, prov.Device, prov.Host,
 				s.self.pid, s.self.ns, s.self.start, now)
 			if err != nil {
@@ -424,7 +412,7 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 				pid = ?, pidns = ?, pid_start = ?, heartbeat = ?, epoch = 0, epochs = 0
 			WHERE id = ?`,
 			spec.Method, spec.Dataset, spec.RatioName, spec.Ratio, spec.SplitSeed, spec.Seed,
-			string(paramsJSON), string(protocolJSON), string(specJSON), StatusRunning, now,
+			paramsJSON, protocolJSON, specJSON, StatusRunning, now,
 			prov.GitCommit, prov.GitDirty, prov.GoVersion, prov.GoMLXVersion, prov.Backend, prov.Kernels, prov.Device, prov.Host,
 			s.self.pid, s.self.ns, s.self.start, now, id)
 		return err
@@ -437,6 +425,28 @@ func (s *Store) Start(spec suite.RunSpec, prov Provenance) (int64, error) {
 	}
 	s.startHeartbeat()
 	return id, nil
+}
+
+// encodeSpec returns the JSON of spec, of its params ({} when nil) and of
+// its protocol, as the runs columns spec, params and protocol hold them.
+func encodeSpec(spec suite.RunSpec) (specJSON, paramsJSON, protocolJSON string, err error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", "", "", fmt.Errorf("runs: encode spec %s: %w", spec, err)
+	}
+	params := spec.Params
+	if params == nil {
+		params = suite.Params{}
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		return "", "", "", fmt.Errorf("runs: encode params of %s: %w", spec, err)
+	}
+	q, err := json.Marshal(spec.Protocol)
+	if err != nil {
+		return "", "", "", fmt.Errorf("runs: encode protocol of %s: %w", spec, err)
+	}
+	return string(b), string(p), string(q), nil
 }
 
 // statusOf reads the status of run id inside tx; ErrNotFound if absent.
