@@ -325,11 +325,15 @@ func provenanceLines(done []runs.Run) []string {
 			}
 			return c
 		}),
-		"build: " + count(func(r runs.Run) string {
-			return orUnknown(r.Provenance.GoVersion) + ", GoMLX " + orUnknown(r.Provenance.GoMLXVersion)
-		}),
+		"build: " + count(func(r runs.Run) string { return BuildLabel(r.Provenance) }),
 		"backend: " + count(func(r runs.Run) string { return BackendLabel(r.Provenance) }),
 	}
+}
+
+// BuildLabel is what a run was built with, for provenance lines: "GO
+// VERSION, GoMLX VERSION" ("unknown" for a missing part).
+func BuildLabel(p runs.Provenance) string {
+	return orUnknown(p.GoVersion) + ", GoMLX " + orUnknown(p.GoMLXVersion)
 }
 
 // BackendLabel is where a run was computed, for provenance lines: "BACKEND

@@ -798,7 +798,7 @@ func (p *page) runsSection() {
 			if r.Provenance.GitDirty {
 				commit += "+dirty"
 			}
-			build := orUnknown(r.Provenance.GoVersion) + ", GoMLX " + orUnknown(r.Provenance.GoMLXVersion)
+			build := reports.BuildLabel(r.Provenance)
 			backend := reports.BackendLabel(r.Provenance)
 			hash := r.Hash
 			if len(hash) > 12 {
@@ -814,13 +814,6 @@ func (p *page) runsSection() {
 		p.body.WriteString("</tbody>\n</table></div>\n</details>\n")
 	}
 	p.endSection()
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
 
 var backticks = regexp.MustCompile("`([^`]*)`")
