@@ -170,6 +170,9 @@ func Aggregate(rs []runs.Run, metric string) (map[table.Key]table.Cell, []table.
 		if mixed := mixedConfigs(chosen); mixed != "" {
 			warns = append(warns, table.Warning{Key: k, Text: mixed})
 		}
+		if mixed := mixedKernels(chosen); mixed != "" {
+			warns = append(warns, table.Warning{Key: k, Text: mixed})
+		}
 		if len(vals) == 0 {
 			continue
 		}

@@ -54,6 +54,10 @@ type Baseline struct {
 	// GitCommit is the commit of the runs the baseline was written from
 	// (the latest run's; "" when unknown).
 	GitCommit string `json:"git_commit"`
+	// Kernels are what computed the runs (ComputedWith: backend and CPU
+	// kernels, e.g. "go (avx2)"); absent when no run recorded its kernels.
+	// Check warns when the current runs were computed by other kernels.
+	Kernels []string `json:"kernels,omitempty"`
 	// Cells are the expected cells, in table order.
 	Cells []BaselineCell `json:"cells"`
 }
@@ -165,6 +169,9 @@ func NewBaseline(rs []runs.Run, metrics []string, thresholds map[string]Threshol
 	}
 	if latest != nil {
 		b.GitCommit = latest.Provenance.GitCommit
+	}
+	if k := ComputedWith(rs); len(k) > 0 {
+		b.Kernels = k
 	}
 	var warns []table.Warning
 	for _, m := range metrics {
@@ -306,7 +313,8 @@ type CheckResult struct {
 // replace b's) and the test (b.Test at b.Alpha, as Compare) finds it
 // significant. Cells the test cannot judge, and baseline cells without a
 // current value, make the result CheckCannotJudge unless some cell
-// regressed.
+// regressed. The first warning says so when the baseline and the current
+// runs were computed by different kernels (Baseline.Kernels).
 func Check(b *Baseline, current []runs.Run, overrides map[string]Threshold) (*CheckResult, error) {
 	thresholds := map[string]Threshold{}
 	for m, s := range b.Thresholds {
@@ -320,6 +328,9 @@ func Check(b *Baseline, current []runs.Run, overrides map[string]Threshold) (*Ch
 		thresholds[m] = t
 	}
 	res := &CheckResult{}
+	if kw := kernelsWarning("the baseline", b.Kernels, "the current runs", ComputedWith(current)); kw != "" {
+		res.Warnings = append(res.Warnings, table.Warning{Text: kw})
+	}
 	currentCells := map[string]map[table.Key]table.Cell{}
 	inBaseline := map[string]map[table.Key]bool{}
 	for _, bc := range b.Cells {

@@ -100,7 +100,9 @@ func (c Comparison) Relative() float64 {
 // cells to compare share a Key. It returns the comparisons of every
 // metric in options order, cells in table order, and the warnings: the
 // aggregation warnings of each side (prefixed "old:" / "new:") and the
-// test fallbacks.
+// test fallbacks, after a first warning when the two sides were computed
+// by different kernels (ComputeLabel), whose change is then the code's and
+// the kernels' together.
 func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []table.Warning, error) {
 	alpha := opts.Alpha
 	if alpha == 0 {
@@ -149,7 +151,11 @@ func Compare(oldRuns, newRuns []runs.Run, opts CompareOptions) ([]Comparison, []
 		sortComparisons(cells)
 		out = append(out, cells...)
 	}
-	return out, mergeMetricWarnings(metrics, perMetric), nil
+	warns := mergeMetricWarnings(metrics, perMetric)
+	if kw := kernelsWarning("old", ComputedWith(oldRuns), "new", ComputedWith(newRuns)); kw != "" {
+		warns = append([]table.Warning{{Text: kw}}, warns...)
+	}
+	return out, warns, nil
 }
 
 // mergeMetricWarnings lists the warnings of several metrics once each: a

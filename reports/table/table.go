@@ -66,7 +66,7 @@ func (c Cell) SingleSeed() bool { return c.N == 1 }
 
 // Warning is a problem found while aggregating: seeds missing from a cell,
 // NaN values, several finished runs of one seed, or one cell pooling runs of
-// different configurations.
+// different configurations or computed by different CPU kernels.
 type Warning struct {
 	// Key is the cell the warning is about.
 	Key Key
