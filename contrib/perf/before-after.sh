@@ -12,6 +12,11 @@
 # as published. BINS=DIR keeps the test binaries in DIR and reuses those
 # already there; BUILD_ONLY=1 builds them and stops, so that a busy machine
 # can build while the series waits for it to be quiet.
+# OLD_ENV and NEW_ENV (e.g. OLD_ENV=GOMLX_GO_SIMD_AVX512=false) are
+# variables each side's binaries run under, so that one commit against
+# itself compares two settings of the process: the CPU kernels of
+# docs/speed.md ("CPU kernels") are `before-after.sh HEAD HEAD` with
+# OLD_ENV=GOMLX_GO_SIMD_AVX512=false on an AVX-512 machine.
 # Like ratio.sh it refuses to start the series at a load average ≥ MAX_LOAD
 # (default half the cores) unless FORCE=1, and prints the load before each
 # binary.
@@ -44,14 +49,17 @@ if awk -v l="$(load)" -v m="$max_load" 'BEGIN { exit !(l >= m) }' && [ "${FORCE:
   echo "before-after.sh: load average $(load) ≥ $max_load: the machine is busy (FORCE=1 overrides)" >&2
   exit 2
 fi
-run() { # commit
-  echo "== $1 $(date -u +%T) load $(load)"
-  "$bins/$1-ugnn.test" -test.run NONE -test.bench 'Phases/COIL-DEL' -test.benchtime 2x | grep '^Benchmark'
-  "$bins/$1-semisup.test" -test.run NONE -test.bench 'EpochCOILDEL/.*/chunks3' -test.benchtime 1x | grep '^Benchmark'
-  "$bins/$1-gnn.test" -test.run NONE -test.bench 'TrainEpochCOILDEL/random-chunks3$' -test.benchtime 3x | grep '^Benchmark'
+run() { # commit [VAR=VALUE...]
+  c=$1
+  shift
+  echo "== $c${*:+ $*} $(date -u +%T) load $(load)"
+  env "$@" "$bins/$c-ugnn.test" -test.run NONE -test.bench 'Phases/COIL-DEL' -test.benchtime 2x | grep '^Benchmark'
+  env "$@" "$bins/$c-semisup.test" -test.run NONE -test.bench 'EpochCOILDEL/.*/chunks3' -test.benchtime 1x | grep '^Benchmark'
+  env "$@" "$bins/$c-gnn.test" -test.run NONE -test.bench 'TrainEpochCOILDEL/random-chunks3$' -test.benchtime 3x | grep '^Benchmark'
 }
 i=1
+# shellcheck disable=SC2086 # OLD_ENV and NEW_ENV are lists of VAR=VALUE words.
 while [ "$i" -le "$rounds" ]; do
-  if [ $((i % 2)) = 1 ]; then run "$old"; run "$new"; else run "$new"; run "$old"; fi
+  if [ $((i % 2)) = 1 ]; then run "$old" ${OLD_ENV:-}; run "$new" ${NEW_ENV:-}; else run "$new" ${NEW_ENV:-}; run "$old" ${OLD_ENV:-}; fi
   i=$((i + 1))
 done
