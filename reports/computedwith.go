@@ -23,14 +23,25 @@ func ComputeLabel(p runs.Provenance) string {
 	return p.Backend + " (" + p.Kernels + ")"
 }
 
+// knownCompute reports whether p says what computed the run: the CPU
+// kernels were recorded, or the backend is not GoMLX's pure-Go one (XLA,
+// whose label is its backend). A pure-Go run stored before the kernels
+// column is not known: its kernels may be either set.
+func knownCompute(p runs.Provenance) bool {
+	if p.Kernels != "" {
+		return true
+	}
+	return p.Backend != "" && p.Backend != "go" && !strings.HasPrefix(p.Backend, "go:")
+}
+
 // mixedKernels returns a warning text when the chosen runs of one cell
 // were computed by different backends or CPU kernels (ComputeLabel), or
-// "". Runs that recorded no kernels (before the store had the column) are
-// left out of the comparison: they are not known to differ.
+// "". Runs whose kernels are not known (knownCompute) are left out of the
+// comparison: they are not known to differ.
 func mixedKernels(chosen []*runs.Run) string {
 	seeds := map[string][]string{}
 	for _, r := range chosen {
-		if r.Provenance.Kernels == "" {
+		if !knownCompute(r.Provenance) {
 			continue
 		}
 		l := ComputeLabel(r.Provenance)
@@ -48,11 +59,12 @@ func mixedKernels(chosen []*runs.Run) string {
 }
 
 // ComputedWith returns the distinct ComputeLabels of the finished runs in
-// rs that recorded their kernels, sorted; empty when none did.
+// rs that say what computed them (knownCompute), sorted; empty when none
+// does.
 func ComputedWith(rs []runs.Run) []string {
 	set := map[string]bool{}
 	for _, r := range rs {
-		if r.Status == runs.StatusFinished && r.Provenance.Kernels != "" {
+		if r.Status == runs.StatusFinished && knownCompute(r.Provenance) {
 			set[ComputeLabel(r.Provenance)] = true
 		}
 	}

@@ -119,3 +119,17 @@ func TestCheckKernelsWarning(t *testing.T) {
 		}
 	}
 }
+
+func TestComputedWith(t *testing.T) {
+	rs := []runs.Run{mk("gin-topk", "MNIST", "low", 0, 0.5), mk("gin-topk", "MNIST", "low", 1, 0.5),
+		mk("gin-topk", "MNIST", "low", 2, 0.5), mk("gin-topk", "MNIST", "low", 3, 0.5), mk("gin-topk", "MNIST", "low", 4, 0.5)}
+	rs[0].Provenance = runs.Provenance{Backend: "go", Kernels: "avx2"}
+	rs[1].Provenance = runs.Provenance{Backend: "xla:cuda"}
+	rs[2].Provenance = runs.Provenance{Backend: "go"} // stored before the kernels column: not known
+	rs[3].Provenance = runs.Provenance{Backend: "go", Kernels: "avx512"}
+	rs[3].Status = runs.StatusFailed // only finished runs count
+	want := []string{"go (avx2)", "xla:cuda"}
+	if got := ComputedWith(rs); !reflect.DeepEqual(got, want) {
+		t.Errorf("ComputedWith = %q, want %q", got, want)
+	}
+}
