@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ugbench/ugbench/internal/cpukernels"
 	"github.com/ugbench/ugbench/runs"
 )
 
@@ -31,7 +32,7 @@ func knownCompute(p runs.Provenance) bool {
 	if p.Kernels != "" {
 		return true
 	}
-	return p.Backend != "" && p.Backend != "go" && !strings.HasPrefix(p.Backend, "go:")
+	return p.Backend != "" && !cpukernels.PureGo(p.Backend)
 }
 
 // mixedKernels returns a warning text when the chosen runs of one cell

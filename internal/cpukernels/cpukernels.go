@@ -31,8 +31,15 @@ const (
 // GOMLX_GO_SIMD_AVX2 variables). Other backends (XLA) give "": their
 // kernels are XLA's.
 func Of(backend string) string {
-	if backend != "go" && !strings.HasPrefix(backend, "go:") {
+	if !PureGo(backend) {
 		return ""
 	}
 	return goKernels()
+}
+
+// PureGo reports whether backend, a backend configuration as the run
+// store records it (runs.Provenance.Backend), names GoMLX's pure-Go
+// backend: "go", or "go:" followed by its options.
+func PureGo(backend string) bool {
+	return backend == "go" || strings.HasPrefix(backend, "go:")
 }

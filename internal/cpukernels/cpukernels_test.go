@@ -29,3 +29,14 @@ func TestOf(t *testing.T) {
 		t.Errorf("both turned off: %q, want %q", got, Generic)
 	}
 }
+
+func TestPureGo(t *testing.T) {
+	for _, c := range []struct {
+		backend string
+		want    bool
+	}{{"go", true}, {"go:parallelism=2", true}, {"gopher", false}, {"xla:cpu", false}, {"", false}} {
+		if got := PureGo(c.backend); got != c.want {
+			t.Errorf("PureGo(%q) = %v, want %v", c.backend, got, c.want)
+		}
+	}
+}
