@@ -634,14 +634,28 @@ func TestParseDevices(t *testing.T) {
 			t.Errorf("ParseDevices(%q, %d) = %v, want an error", c.in, c.perDevice, got)
 		}
 	}
-	// cpu:auto: min(cores, 2) slots.
-	for cpus, want := range map[int]int{0: 1, 1: 1, 2: 2, 64: 2} {
-		if got := AutoCPUSlots(cpus); got != want {
-			t.Errorf("AutoCPUSlots(%d) = %d, want %d", cpus, got, want)
+	// cpu:auto: one slot per CPU, at most one per SlotMemory of RAM, at least one.
+	for _, c := range []struct {
+		cpus int
+		mem  uint64
+		want int
+	}{
+		{0, 0, 1}, {1, 0, 1}, {2, 0, 2}, {64, 0, 64}, // memory unknown: CPUs alone
+		{2, 23 << 30, 2},    // this project's machines
+		{16, 125 << 30, 16}, // the 16-core machine of docs/speed.md
+		{16, 32 << 30, 8},   // wide but little RAM: 4 GiB a slot
+		{4, 2 << 30, 1},     // less than one slot's memory still runs one
+		{0, 64 << 30, 1},
+	} {
+		if got := AutoCPUSlots(c.cpus, c.mem); got != c.want {
+			t.Errorf("AutoCPUSlots(%d, %d GiB) = %d, want %d", c.cpus, c.mem>>30, got, c.want)
 		}
 	}
-	if got, err := ParseDevices(DefaultDevices, 1); err != nil || len(got) != AutoCPUSlots(runtime.NumCPU()) || got[len(got)-1] != (Slot{"cpu", len(got) - 1}) {
-		t.Errorf("ParseDevices(%q) = %v, %v; want %d cpu slots", DefaultDevices, got, err, AutoCPUSlots(runtime.NumCPU()))
+	if runtime.GOOS == "linux" && TotalMemory() < 1<<20 {
+		t.Errorf("TotalMemory() = %d bytes on Linux, want the machine's RAM", TotalMemory())
+	}
+	if got, err := ParseDevices(DefaultDevices, 1); err != nil || len(got) != AutoCPUSlots(runtime.NumCPU(), TotalMemory()) || got[len(got)-1] != (Slot{"cpu", len(got) - 1}) {
+		t.Errorf("ParseDevices(%q) = %v, %v; want %d cpu slots", DefaultDevices, got, err, AutoCPUSlots(runtime.NumCPU(), TotalMemory()))
 	}
 	if s := (Slot{"cuda:1", 2}).String(); s != "cuda:1#2" {
 		t.Errorf("Slot.String() = %q, want cuda:1#2", s)

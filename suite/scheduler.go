@@ -71,7 +71,7 @@ type Slot struct {
 func (s Slot) String() string { return fmt.Sprintf("%s#%d", s.Device, s.Index) }
 
 // ParseDevices parses --devices: "cpu:N" is N concurrent CPU slots,
-// "cpu:auto" is AutoCPUSlots(runtime.NumCPU()) of them; "cuda:I"
+// "cpu:auto" is AutoCPUSlots(runtime.NumCPU(), TotalMemory()) of them; "cuda:I"
 // (comma-separated, e.g. "cuda:0,cuda:1") is device I with perDevice
 // slots each. "cpu" alone is cpu:1.
 func ParseDevices(s string, perDevice int) ([]Slot, error) {
@@ -84,7 +84,7 @@ func ParseDevices(s string, perDevice int) ([]Slot, error) {
 		kind, num, hasNum := strings.Cut(part, ":")
 		n := 1
 		if kind == "cpu" && num == "auto" {
-			n = AutoCPUSlots(runtime.NumCPU())
+			n = AutoCPUSlots(runtime.NumCPU(), TotalMemory())
 		} else if hasNum {
 			v, err := strconv.Atoi(num)
 			if err != nil || v < 0 {
@@ -118,15 +118,31 @@ func ParseDevices(s string, perDevice int) ([]Slot, error) {
 const DefaultDevices = "cpu:auto"
 
 // AutoCPUSlots is the number of concurrent CPU runs of "cpu:auto" on a
-// machine with cpus logical CPUs: min(cpus, 2). Measured on a 2-core Xeon
-// (docs/speed.md): a small run (gin-topk on Letter-high) keeps ~1.1 cores
-// busy, and two concurrent runs finished a grid 1.4–1.7× sooner than one
-// at a time; a large run (a gin-topk epoch on COIL-DEL) keeps ~1.8 cores
-// busy alone, so two slots can gain little there (not measured cleanly).
-// More than two slots were never measured (each slot holds its own
-// compiled graphs and batches in memory), so wider machines get 2 unless
-// --devices cpu:N says otherwise.
-func AutoCPUSlots(cpus int) int { return max(1, min(cpus, 2)) }
+// machine with cpus logical CPUs and memBytes bytes of RAM (0: unknown):
+// one slot per CPU, but no more than one per SlotMemory of RAM, and at
+// least one. Measured (docs/speed.md, "Scaling on 16 cores"): one run
+// cannot use a wide machine — a gin-topk epoch on COIL-DEL stops getting
+// faster at 4–8 cores (GOMAXPROCS 8: 0.43 s, 16: 0.45 s) and a small
+// Letter-high run keeps ~2.7 of 16 cores busy — while concurrent runs
+// scale: 16 gin-topk runs on Letter-high took 77.6 s with cpu:1, 38.4 s
+// with cpu:4, 20.3 s with cpu:8 and 13.2 s with cpu:16 on 16 cores; on 2
+// cores two slots finished 1.4–1.7× sooner than one. The memory cap keeps
+// a wide machine with little RAM from swapping: each slot holds its own
+// compiled graphs and batches. A run's results do not depend on the
+// number of slots (the same metrics bit for bit with cpu:1 and cpu:16).
+func AutoCPUSlots(cpus int, memBytes uint64) int {
+	n := cpus
+	if memBytes > 0 {
+		n = min(n, int(memBytes/SlotMemory))
+	}
+	return max(1, n)
+}
+
+// SlotMemory is the RAM AutoCPUSlots allows each concurrent CPU run:
+// 4 GiB. The heaviest runs measured, UGNN's ablations on MNIST, peaked at
+// 5,507–5,726 MiB for a process holding two runs and MNIST's superpixel
+// graphs (docs/notes/2026-11-measurements.md), under 3 GiB a slot.
+const SlotMemory = 4 << 30
 
 // Scheduler runs specs onto device slots, one goroutine per slot.
 type Scheduler struct {
