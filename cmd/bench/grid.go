@@ -60,7 +60,7 @@ func runGrid(args []string, stdout io.Writer) error {
 	dataDir := fs.String("data-dir", "", "dataset directory (default $UGBENCH_DATA, else ./data)")
 	cacheDir := fs.String("cache-dir", "", "cache of reusable training state, e.g. UGNN warm-ups (default $UGBENCH_CACHE, else ugbench-cache beside --db; \"off\" disables)")
 	resumeEvery := fs.Duration("resume-every", suite.DefaultResumeEvery, "save the state of running runs of the GNN methods (UGNN and the GNN baselines) this often under --cache-dir, so that an interrupted run continues where it stopped when the command is rerun with the same binary; 0 disables")
-	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda (default $GOMLX_BACKEND, else go)")
+	backend := fs.String("backend", "", "GoMLX backend: go, xla:cpu, xla:cuda or xla:/path/to/pjrt_plugin.so (XLA needs a -tags xla build; default $GOMLX_BACKEND, else go)")
 	devices := fs.String("devices", suite.DefaultDevices, "device slots: cpu:N (N concurrent runs), cpu:auto (one per core, at most one per 4 GiB of RAM: docs/speed.md) or cuda:0,cuda:1")
 	perDevice := fs.Int("per-device", 1, "concurrent runs per cuda device")
 	alpha := fs.Float64Slice("alpha", []float64{1}, "OOD multiplier(s): the ceil(alpha*K) highest unknown scores are declared unknown; a list sweeps it, e.g. 0.8,1,1.2,1.4")
