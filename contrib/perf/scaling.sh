@@ -2,7 +2,7 @@
 # The scaling series of docs/speed.md ("Scaling on 16 cores"): one gin-topk
 # epoch and UGNN's three phases on COIL-DEL low at GOMAXPROCS 1, 2, 4, ...
 # up to the machine's cores, then 16 gin-topk runs on Letter-high (500 steps)
-# with `bench grid --devices cpu:N` for N = 1, 4, 8, ... up to the cores.
+# with `bench grid --devices cpu:N` for N = 1, 2, 4, ... up to the cores.
 # GOMAXPROCS is set through the environment for every value: for benchmarks
 # written with b.Loop, Go's testing measures the first value of -test.cpu
 # before it sets GOMAXPROCS (golang/go#49980).
@@ -42,5 +42,5 @@ while [ "$n" -le "$cores" ]; do
   bin/bench grid --methods gin-topk --datasets Letter-high --ratios low,high --seeds 0-7 \
     --cache-dir off --devices cpu:$n --db "$tmp/devices$n.db" > "$tmp/devices$n.log" 2>&1
   echo "devices cpu:$n: 16 runs in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s wall"
-  n=$((n == 1 ? 4 : n * 2))
+  n=$((n * 2))
 done
