@@ -460,3 +460,23 @@ func TestPDFLaTeX(t *testing.T) {
 		})
 	}
 }
+
+func TestCellsWithMetric(t *testing.T) {
+	const phase = "epoch_seconds_warmup"
+	timed := func(r runs.Run) runs.Run { r.Metrics[phase] = 1.5; return r }
+	rs := []runs.Run{
+		timed(mk("ugnn", "MNIST", "high", 0, 0.5)),
+		mk("ugnn", "MNIST", "high", 1, 0.5),   // resumed after its warmup: kept
+		mk("ugnn", "COIL-DEL", "low", 0, 0.5), // a cell stored before phases were timed: dropped
+		mk("wl", "MNIST", "high", 0, 0.3),     // no phases at all: dropped
+	}
+	got := cellsWithMetric(rs, phase)
+	if len(got) != 2 || got[0].Spec.Seed != 0 || got[1].Spec.Seed != 1 || got[1].Spec.Dataset != "MNIST" {
+		t.Fatalf("cellsWithMetric kept %d runs: %+v", len(got), got)
+	}
+	_, warns := Aggregate(got, phase)
+	want := []string{"ugnn/MNIST/high: 1 of 2 seeds missing (seed 1 has no " + phase + ")"}
+	if w := warningStrings(warns); !reflect.DeepEqual(w, want) {
+		t.Errorf("warnings %q, want %q", w, want)
+	}
+}

@@ -68,7 +68,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		{"Wall time per run (seconds)", "Fit's wall time, on the machines of the provenance section.", MetricTable(done, RunSecondsMetric, opts)},
 		{"Median epoch time (seconds)", "", MetricTable(MethodsWithMetric(done, suite.EpochSecondsMetric), suite.EpochSecondsMetric, opts)},
 	}
-	if mem := withMetric(done, suite.PeakMemoryMetric); len(mem) > 0 {
+	if mem := cellsWithMetric(done, suite.PeakMemoryMetric); len(mem) > 0 {
 		sections = append(sections, struct {
 			title, text string
 			table       *table.Table
@@ -79,8 +79,8 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		sections = append(sections, struct {
 			title, text string
 			table       *table.Table
-		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell.",
-			MetricTable(withMetric(done, suite.EpochSecondsMetric+"_"+phase), suite.EpochSecondsMetric+"_"+phase, opts)})
+		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell, and a run resumed after a phase has no time for it.",
+			MetricTable(cellsWithMetric(done, suite.EpochSecondsMetric+"_"+phase), suite.EpochSecondsMetric+"_"+phase, opts)})
 	}
 	for i, s := range sections {
 		if i == scoresAfter {
@@ -211,11 +211,22 @@ func paperUGNNLine(t *table.Table) string {
 	return table.EscapeMarkdown("The paper's UGNN (its own score): " + strings.Join(parts, ", ") + ".")
 }
 
-// withMetric is the runs of rs that store metric.
-func withMetric(rs []runs.Run, metric string) []runs.Run {
-	var out []runs.Run
+// cellsWithMetric keeps the runs of the cells (method, dataset, ratio) of rs
+// in which at least one run stores metric. A cell whose runs all predate the
+// metric is left out silently, while a run that lacks it beside runs that
+// have it (a run resumed after the phase it times, say) stays in, so that
+// its table warns "has no <metric>" for its seed rather than "not run".
+func cellsWithMetric(rs []runs.Run, metric string) []runs.Run {
+	type cell struct{ method, dataset, ratio string }
+	has := map[cell]bool{}
 	for _, r := range rs {
 		if _, ok := r.Metrics[metric]; ok {
+			has[cell{r.Spec.Method, r.Spec.Dataset, r.Spec.RatioLabel()}] = true
+		}
+	}
+	var out []runs.Run
+	for _, r := range rs {
+		if has[cell{r.Spec.Method, r.Spec.Dataset, r.Spec.RatioLabel()}] {
 			out = append(out, r)
 		}
 	}
