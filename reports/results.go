@@ -79,7 +79,7 @@ func Results(w io.Writer, rs []runs.Run, opts Options, command string, sens []ru
 		sections = append(sections, struct {
 			title, text string
 			table       *table.Table
-		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell, and a run resumed after a phase has no time for it.",
+		}{fmt.Sprintf("Median epoch time, phase %s (seconds)", phase), "The methods that name their training phases (suite.Phase); runs stored before phases were timed have no cell, and a run that restored a phase instead of computing it (UGNN's cached warm-up, a resumed run) has no time for it.",
 			MetricTable(cellsWithMetric(done, suite.EpochSecondsMetric+"_"+phase), suite.EpochSecondsMetric+"_"+phase, opts)})
 	}
 	for i, s := range sections {
@@ -214,8 +214,9 @@ func paperUGNNLine(t *table.Table) string {
 // cellsWithMetric keeps the runs of the cells (method, dataset, ratio) of rs
 // in which at least one run stores metric. A cell whose runs all predate the
 // metric is left out silently, while a run that lacks it beside runs that
-// have it (a run resumed after the phase it times, say) stays in, so that
-// its table warns "has no <metric>" for its seed rather than "not run".
+// have it (a run whose warm-up came from the cache, suite.CachedEpochCurve,
+// or that resumed after the phase it times) stays in, so that its table
+// warns "has no <metric>" for its seed rather than "not run".
 func cellsWithMetric(rs []runs.Run, metric string) []runs.Run {
 	type cell struct{ method, dataset, ratio string }
 	has := map[cell]bool{}
