@@ -219,19 +219,9 @@ func paperUGNNLine(t *table.Table) string {
 // warns "has no <metric>" for its seed rather than "not run".
 func cellsWithMetric(rs []runs.Run, metric string) []runs.Run {
 	type cell struct{ method, dataset, ratio string }
-	has := map[cell]bool{}
-	for _, r := range rs {
-		if _, ok := r.Metrics[metric]; ok {
-			has[cell{r.Spec.Method, r.Spec.Dataset, r.Spec.RatioLabel()}] = true
-		}
-	}
-	var out []runs.Run
-	for _, r := range rs {
-		if has[cell{r.Spec.Method, r.Spec.Dataset, r.Spec.RatioLabel()}] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return groupsWithMetric(rs, metric, func(r runs.Run) cell {
+		return cell{r.Spec.Method, r.Spec.Dataset, r.Spec.RatioLabel()}
+	})
 }
 
 // MethodsWithMetric keeps the runs of the methods that store metric in at
@@ -240,15 +230,21 @@ func cellsWithMetric(rs []runs.Run, metric string) []runs.Run {
 // out instead of warning that every seed lacks it; a method's run that
 // lacks it (a failed seed) still warns.
 func MethodsWithMetric(rs []runs.Run, metric string) []runs.Run {
-	has := map[string]bool{}
+	return groupsWithMetric(rs, metric, func(r runs.Run) string { return r.Spec.Method })
+}
+
+// groupsWithMetric keeps, in order, the runs of rs whose group (key) has at
+// least one run that stores metric.
+func groupsWithMetric[K comparable](rs []runs.Run, metric string, key func(runs.Run) K) []runs.Run {
+	has := map[K]bool{}
 	for _, r := range rs {
 		if _, ok := r.Metrics[metric]; ok {
-			has[r.Spec.Method] = true
+			has[key(r)] = true
 		}
 	}
 	var out []runs.Run
 	for _, r := range rs {
-		if has[r.Spec.Method] {
+		if has[key(r)] {
 			out = append(out, r)
 		}
 	}
