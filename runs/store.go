@@ -594,6 +594,27 @@ func (s *Store) Finished(hashes []string) (map[string]bool, error) {
 	return m, nil
 }
 
+// NotFinishedIn returns the runs of rs, in order, whose config hash is not
+// stored as finished in other: what a session adds to an archive database
+// (bench export --not-in). Errors are other's, naming its file.
+func NotFinishedIn(rs []Run, other *Store) ([]Run, error) {
+	hashes := make([]string, len(rs))
+	for i, r := range rs {
+		hashes[i] = r.Hash
+	}
+	done, err := other.Finished(hashes)
+	if err != nil {
+		return nil, err
+	}
+	out := []Run{}
+	for _, r := range rs {
+		if !done[r.Hash] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // RunningElsewhere reports which of hashes another live process is running
 // (see Start): the map has every given hash as a key, true if so. Runs of
 // this process, and running rows whose owner is gone, are false. `bench grid

@@ -424,6 +424,56 @@ func TestFinishedMap(t *testing.T) {
 	}
 }
 
+// TestNotFinishedIn: of three runs of one store, the one finished in the
+// other store is left out, and so is none of those the other has running,
+// failed or not at all; the order is kept.
+func TestNotFinishedIn(t *testing.T) {
+	s, _ := openTemp(t)
+	other, _ := openTemp(t)
+	specs := []suite.RunSpec{testSpec("gcn", "MUTAG", 1), testSpec("gcn", "MUTAG", 2), testSpec("gcn", "MUTAG", 3)}
+	for _, sp := range specs {
+		id, err := s.Start(sp, testProv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finish(id, suite.Result{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finished, err := other.Start(specs[1], testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Finish(finished, suite.Result{}); err != nil {
+		t.Fatal(err)
+	}
+	failed, err := other.Start(specs[2], testProv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Fail(failed, StatusFailed, "x", nil); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := NotFinishedIn(rs, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds []int64
+	for _, r := range got {
+		seeds = append(seeds, r.Spec.Seed)
+	}
+	if want := []int64{1, 3}; fmt.Sprint(seeds) != fmt.Sprint(want) {
+		t.Errorf("NotFinishedIn kept seeds %v, want %v", seeds, want)
+	}
+	if none, err := NotFinishedIn(nil, other); err != nil || len(none) != 0 {
+		t.Errorf("NotFinishedIn(nil) = %v, %v", none, err)
+	}
+}
+
 // TestRunningElsewhere: of four runs, one finished, one running in a live
 // process, one running in a dead process and one running here, only the
 // live other process's run is reported, as seen from a third process.

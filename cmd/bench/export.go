@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ugbench/ugbench/reports"
+	"github.com/ugbench/ugbench/runs"
 )
 
 func runExport(args []string, stdout io.Writer) error {
@@ -16,6 +17,7 @@ func runExport(args []string, stdout io.Writer) error {
 	sel := addSelection(fs, "only these statuses: running, finished, failed, interrupted (default: all)")
 	format := fs.String("format", "json", "json (spec, params, provenance, metrics per run) or csv (one row per run, param.* and metric.* columns)")
 	out := fs.String("out", "", "write to this file instead of standard output; gzipped when the name ends in .gz (bench import reads it back)")
+	notIn := fs.String("not-in", "", "leave out the runs whose config hash is finished in this database, e.g. the archive's (make runs-db): a session's new runs")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +36,11 @@ func runExport(args []string, stdout io.Writer) error {
 		return err
 	}
 	store.Close()
+	if *notIn != "" {
+		if rs, err = notFinishedIn(rs, *notIn); err != nil {
+			return err
+		}
+	}
 	if *out == "" {
 		return reports.WriteExport(stdout, rs, *format)
 	}
@@ -63,4 +70,18 @@ func runExport(args []string, stdout io.Writer) error {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	return file.Close()
+}
+
+// notFinishedIn is runs.NotFinishedIn against the database at path, which
+// must exist (a typo must not export every run as new).
+func notFinishedIn(rs []runs.Run, path string) ([]runs.Run, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("--not-in %s: %w", path, err)
+	}
+	other, err := runs.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--not-in: %w", err)
+	}
+	defer other.Close()
+	return runs.NotFinishedIn(rs, other)
 }

@@ -70,6 +70,25 @@ func TestExportImportResume(t *testing.T) {
 		t.Errorf("the grid on the imported runs changed them:\n%s\nwas\n%s", after, before)
 	}
 
+	// --not-in: against an archive of seed 0's runs, the export is seed 1's.
+	partial, seed0 := filepath.Join(tmp, "partial.db"), filepath.Join(tmp, "seed0.json")
+	if err := runExport([]string{"--db", computed, "--seeds", "0", "--out", seed0}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := runImport([]string{"--db", partial, seed0}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var fresh bytes.Buffer
+	if err := runExport([]string{"--db", computed, "--status", "finished", "--not-in", partial}, &fresh); err != nil {
+		t.Fatal(err)
+	}
+	if n, n1 := strings.Count(fresh.String(), `"hash":`), strings.Count(fresh.String(), `"seed": 1`); n != 2 || n1 != 2 {
+		t.Errorf("export --not-in %s has %d runs, %d of seed 1; want seed 1's 2:\n%s", partial, n, n1, fresh.String())
+	}
+	if err := runExport([]string{"--db", computed, "--not-in", filepath.Join(tmp, "typo.db")}, &fresh); err == nil || !strings.Contains(err.Error(), "--not-in") {
+		t.Errorf("export --not-in a missing database: error %v, want it to name --not-in", err)
+	}
+
 	// Bad input names the file and loses nothing.
 	bad := filepath.Join(tmp, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"format": "ugbench-runs", "version": 1, "runs": [{"id": 9, "hash": "h", "status": "finished", "spec": {"method": "wl"}}]}`), 0o644); err != nil {
