@@ -424,9 +424,9 @@ func TestFinishedMap(t *testing.T) {
 	}
 }
 
-// TestNotFinishedIn: of three runs of one store, the one finished in the
-// other store is left out, and so is none of those the other has running,
-// failed or not at all; the order is kept.
+// TestNotFinishedIn: of three finished runs of one store, the one the other
+// store holds as finished is left out; the one it holds as failed and the one
+// it lacks are kept, in order.
 func TestNotFinishedIn(t *testing.T) {
 	s, _ := openTemp(t)
 	other, _ := openTemp(t)
