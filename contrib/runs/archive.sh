@@ -9,9 +9,15 @@
 #   ARCHIVE  the archive database (default archive.db: make runs-db RESULTS_DB=archive.db)
 #   BENCH    the bench binary (default bin/bench)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 [ $# -ge 3 ] || { echo "usage: $0 SUFFIX NAME DB [DB...]" >&2; exit 2; }
 suffix=$1 name=$2; shift 2
+# Paths given relative to the caller's directory stay so after the cd below;
+# the defaults are the repository's.
+dbs=(); for db in "$@"; do dbs+=("$(realpath "$db")"); done
+set -- "${dbs[@]}"
+[ -z "${ARCHIVE:-}" ] || ARCHIVE=$(realpath "$ARCHIVE")
+[ -z "${BENCH:-}" ] || BENCH=$(realpath "$BENCH")
+cd "$(dirname "$0")/../.."
 ARCHIVE=${ARCHIVE:-archive.db} BENCH=${BENCH:-bin/bench}
 [ -f "$ARCHIVE" ] || { echo "$0: archive database $ARCHIVE not found (make runs-db RESULTS_DB=$ARCHIVE)" >&2; exit 2; }
 out=docs/runs/$suffix-$name.json.gz
