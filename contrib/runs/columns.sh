@@ -4,8 +4,10 @@
 # the supervised and UGNN rows, minutes a run, before the pooling and
 # semi-supervised rows, up to an hour), then CIFAR10 alike. Each grid
 # resumes by config hash, so rerunning this script after a stop or a crash
-# goes on where it stopped (a run's state is saved every 5 minutes:
-# docs/cli.md, --resume-every).
+# goes on where it stopped (a run's state is saved every minute, at the end
+# of an epoch: docs/cli.md, --resume-every). On a new machine the runs in
+# flight continue from the saves contrib/runs/inflight.sh carried in the
+# repository: run its restore first, and use the BENCH it prints.
 #   contrib/runs/columns.sh DIR [GRID FLAGS...]
 # e.g. `contrib/runs/columns.sh DIR --dry-run --estimate-from archive.db` for
 # what is left and its estimated wall time.
@@ -33,7 +35,7 @@ BENCH=$(realpath "$BENCH")
 # (docs/speed.md, "CPU kernels").
 export GOMLX_GO_SIMD_AVX512=false
 cd "$dir"
-common=(--data-dir "$data" --seeds 0-2 --quiet --restart-after-crash 3 "$@")
+common=(--data-dir "$data" --seeds 0-2 --quiet --restart-after-crash 3 --resume-every 1m "$@")
 sup=gcn-topk,sage-topk,gin-topk,gin-sag
 ugnn=ugnn,ugnn-plus,ugnn-wo-s,ugnn-wo-p,ugnn-wo-kp,ugnn-wo-up
 semi=gin-asap,gla,graphcl,infograph,rgcl
