@@ -42,7 +42,7 @@ const ResumedMetric = "resumed"
 // wrote, since the two could compute different things. It lives in
 // Runner.CacheDir/resume/KEY, one directory per save (written to a
 // temporary directory and renamed, so a crash mid-save leaves the last
-// complete one), and is deleted when the run finishes or its method fails.
+// complete one), and is deleted when the run is stored or fails.
 // While a process runs the config it holds an exclusive lock on KEY.lock;
 // a second process running the same config at the same time gets no
 // Resume (nil) and trains from the start without saving.
@@ -306,17 +306,26 @@ func (r *Resume) prune(keep int) {
 }
 
 // finish ends the attempt: it deletes the state unless keep (the attempt
-// was interrupted and the run may continue) and releases the lock. It
-// returns the resume count for ResumedMetric (0 if the run never resumed).
-func (r *Resume) finish(keep bool) int {
+// was interrupted, or its result not stored, and the run may continue) and
+// releases the lock.
+func (r *Resume) finish(keep bool) {
 	if r == nil {
-		return 0
+		return
 	}
 	if !keep {
 		os.RemoveAll(r.dir)
 		os.Remove(r.dir + ".lock") // while still held: see openResume
 	}
 	r.unlock()
+}
+
+// count is the resume count for ResumedMetric: how many attempts, this
+// one included, continued a saved state (0 if the run never resumed, or
+// for a nil Resume).
+func (r *Resume) count() int {
+	if r == nil {
+		return 0
+	}
 	return r.resumes
 }
 

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,6 +199,67 @@ func TestRunnerResumeIgnoresIncompleteSave(t *testing.T) {
 	}
 	if _, ok := res.Metrics[suite.ResumedMetric]; ok {
 		t.Errorf("a fresh run has metric %s", suite.ResumedMetric)
+	}
+}
+
+// failOnceRecorder is a suite.Recorder whose first Finish fails, as a
+// process killed between training and storing a run would leave it.
+type failOnceRecorder struct {
+	suite.Recorder
+	failed atomic.Bool
+}
+
+func (r *failOnceRecorder) Finish(id int64, res suite.Result) error {
+	if r.failed.CompareAndSwap(false, true) {
+		return errors.New("database is locked")
+	}
+	return r.Recorder.Finish(id, res)
+}
+
+// TestSchedulerKeepsStateUntilStored: a run whose training ended but whose
+// result was not stored keeps its resume state, so the grid run again
+// continues from the last save (metric resumed) to the metrics of an
+// uninterrupted run instead of training from the start; once stored, the
+// state is deleted.
+func TestSchedulerKeepsStateUntilStored(t *testing.T) {
+	e := newEnv(t)
+	registerResumable()
+	spec := resumableSpec(t)
+	whole, err := e.runner.Run(context.Background(), spec, "cpu", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	runner := &suite.Runner{DataDir: e.runner.DataDir, Backend: testBackend, CacheDir: cache, ResumeEvery: time.Nanosecond}
+	rec := &failOnceRecorder{Recorder: e.rec}
+	s := &suite.Scheduler{Runner: runner, Store: rec, Slots: []suite.Slot{{Device: "cpu"}}}
+	if _, err := s.Run(context.Background(), []suite.RunSpec{spec}); err == nil || !strings.Contains(err.Error(), "database is locked") {
+		t.Fatalf("grid with a failing store returned %v, want the store's error", err)
+	}
+	if dirs := resumeEntries(t, cache); len(dirs) != 1 {
+		t.Fatalf("state directories %v after a failed store, want the run's", dirs)
+	}
+	if _, err := s.Run(context.Background(), []suite.RunSpec{spec}); err != nil {
+		t.Fatal(err)
+	}
+	if !resumedAttempt {
+		t.Error("the second grid did not restore the state the first one saved")
+	}
+	row := e.rows(t)[spec.Hash()]
+	if row.Status != "finished" {
+		t.Fatalf("run status %q after the second grid, want finished", row.Status)
+	}
+	got := row.Metrics
+	for k, v := range whole.Metrics {
+		if !suite.IsMeasurement(k) && got[k] != v {
+			t.Errorf("metric %s = %v, want the uninterrupted run's %v", k, got[k], v)
+		}
+	}
+	if got[suite.ResumedMetric] != 1 {
+		t.Errorf("metric %s = %v, want 1", suite.ResumedMetric, got[suite.ResumedMetric])
+	}
+	if left, err := os.ReadDir(filepath.Join(cache, "resume")); err != nil || len(left) != 0 {
+		t.Errorf("%v left under resume/ after the run was stored (%v), want nothing", left, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -302,6 +303,19 @@ func sortedFloatKeys(m map[string]float64) []string {
 // of D^u are stored under PrefixDU and the chance figures of the test set
 // under PrefixChance.
 func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch func(epoch, total int)) (res Result, err error) {
+	return r.run(ctx, spec, device, onEpoch, nil)
+}
+
+// run is Run; store, if non-nil, records the finished run's result (the
+// scheduler's Recorder.Finish) before its resume state is deleted, and its
+// error is run's. The state outlives Fit: a run killed after training, in
+// its scoring or while stored (the end of a batch job's time, the OOM
+// killer), continues from its last save on the next attempt instead of
+// starting over. An interrupted run, or one whose store failed, keeps its
+// state; a failed run (its method's or scoring's error) and a stored one
+// delete it, as does a store that says another process finished the spec
+// (ErrAlreadyFinished).
+func (r *Runner) run(ctx context.Context, spec RunSpec, device string, onEpoch func(epoch, total int), store func(Result) error) (res Result, err error) {
 	m, err := Lookup(spec.Method)
 	if err != nil {
 		return res, err
@@ -359,14 +373,14 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	start := time.Now()
 	log.start()
 	mem := startMemorySampler()
+	keep := false // set where the state must outlive this attempt
+	defer func() { task.Resume.finish(keep) }()
 	pred, err := fitSafely(ctx, m, task)
 	res.Seconds = time.Since(start).Seconds() + task.Resume.priorSeconds()
 	peakMiB := mem.stop()
-	// An interrupted run keeps its state for the next attempt; a finished
-	// or failed one deletes it.
-	resumes := task.Resume.finish(err != nil && ctx.Err() != nil)
 	res.Curves = log.points
 	if err != nil {
+		keep = ctx.Err() != nil
 		return res, err
 	}
 	if len(pred.Class) != len(eval) || len(pred.UnknownScore) != len(eval) {
@@ -378,7 +392,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 	}
 	maps.Copy(res.Metrics, log.epochSecondsMetrics())
 	res.Metrics[PeakMemoryMetric] = peakMiB
-	if resumes > 0 {
+	if resumes := task.Resume.count(); resumes > 0 {
 		res.Metrics[ResumedMetric] = float64(resumes)
 	}
 	if res.Embeddings, err = TestEmbeddings(eval, split.Test, pred.Embeddings, truthOf); err != nil {
@@ -400,6 +414,12 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, device string, onEpoch f
 		res.Scorers = recs
 		if r.KeepOutputs {
 			res.Outputs = out
+		}
+	}
+	if store != nil {
+		if err := store(res); err != nil {
+			keep = !errors.Is(err, ErrAlreadyFinished)
+			return res, err
 		}
 	}
 	return res, nil

@@ -429,11 +429,17 @@ func (s *Scheduler) runOne(ctx context.Context, id int64, sp RunSpec, slot Slot)
 			}
 		}
 	}
-	res, runErr = s.Runner.Run(ctx, sp, slot.Device, onEpoch)
-	if runErr == nil {
+	// The run is stored before its resume state is deleted (Runner.run).
+	res, runErr = s.Runner.run(ctx, sp, slot.Device, onEpoch, func(res Result) error {
 		if err := s.Store.Finish(id, res); err != nil {
-			return res, nil, fmt.Errorf("store: finish %s: %w", sp, err)
+			storeErr = fmt.Errorf("store: finish %s: %w", sp, err)
 		}
+		return storeErr
+	})
+	if storeErr != nil {
+		return res, nil, storeErr
+	}
+	if runErr == nil {
 		return res, nil, nil
 	}
 	interrupted := isInterrupt(ctx, runErr)
