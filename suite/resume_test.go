@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -147,17 +148,7 @@ func TestRunnerResumesInterruptedRun(t *testing.T) {
 		if !reflect.DeepEqual(res.Curves, whole.Curves) {
 			t.Errorf("stop at %d: curves %v, want the uninterrupted run's %v", stop, res.Curves, whole.Curves)
 		}
-		for k, v := range whole.Metrics {
-			if !suite.IsMeasurement(k) && res.Metrics[k] != v {
-				t.Errorf("stop at %d: metric %s = %v, want the uninterrupted run's %v", stop, k, res.Metrics[k], v)
-			}
-		}
-		if res.Metrics[suite.ResumedMetric] != 1 {
-			t.Errorf("stop at %d: metric %s = %v, want 1", stop, suite.ResumedMetric, res.Metrics[suite.ResumedMetric])
-		}
-		if left, err := os.ReadDir(filepath.Join(cache, "resume")); err != nil || len(left) != 0 {
-			t.Errorf("stop at %d: %v left under resume/ after the run finished (%v), want nothing", stop, left, err)
-		}
+		checkResumedOnce(t, fmt.Sprintf("stop at %d", stop), whole.Metrics, res.Metrics, cache)
 	}
 	if _, ok := whole.Metrics[suite.ResumedMetric]; ok {
 		t.Errorf("uninterrupted run has metric %s", suite.ResumedMetric)
@@ -249,17 +240,25 @@ func TestSchedulerKeepsStateUntilStored(t *testing.T) {
 	if row.Status != "finished" {
 		t.Fatalf("run status %q after the second grid, want finished", row.Status)
 	}
-	got := row.Metrics
-	for k, v := range whole.Metrics {
+	checkResumedOnce(t, "stored run", whole.Metrics, row.Metrics, cache)
+}
+
+// checkResumedOnce checks a run that continued one saved state: its
+// metrics (got) equal the uninterrupted run's (whole) but for the
+// measurements, it has metric "resumed" 1, and nothing is left under
+// cache/resume once it finished.
+func checkResumedOnce(t *testing.T, label string, whole, got map[string]float64, cache string) {
+	t.Helper()
+	for k, v := range whole {
 		if !suite.IsMeasurement(k) && got[k] != v {
-			t.Errorf("metric %s = %v, want the uninterrupted run's %v", k, got[k], v)
+			t.Errorf("%s: metric %s = %v, want the uninterrupted run's %v", label, k, got[k], v)
 		}
 	}
 	if got[suite.ResumedMetric] != 1 {
-		t.Errorf("metric %s = %v, want 1", suite.ResumedMetric, got[suite.ResumedMetric])
+		t.Errorf("%s: metric %s = %v, want 1", label, suite.ResumedMetric, got[suite.ResumedMetric])
 	}
 	if left, err := os.ReadDir(filepath.Join(cache, "resume")); err != nil || len(left) != 0 {
-		t.Errorf("%v left under resume/ after the run was stored (%v), want nothing", left, err)
+		t.Errorf("%s: %v left under resume/ after the run finished (%v), want nothing", label, left, err)
 	}
 }
 
