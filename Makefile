@@ -78,9 +78,14 @@ scores-doc: build
 	    ./bin/bench report scorers --db $(SCORES_DB) --per-dataset --metric $$m --format md || exit 1; echo; done; } > docs/unknown-scores.md
 
 # Tests that need the datasets skip without them; their count comes last.
+# The output is also kept in build/test.log; when a test crashes, the head of
+# each crash is printed again at the end (contrib/ci/crash-digest.sh).
 test: vet
 	@rm -f .test-skipped
-	UGBENCH_DATA=$(abspath $(DATA)) UGBENCH_SKIP_LOG=$(abspath .test-skipped) $(GO) test -count=1 -timeout 25m ./...
+	@mkdir -p build
+	{ UGBENCH_DATA=$(abspath $(DATA)) UGBENCH_SKIP_LOG=$(abspath .test-skipped) $(GO) test -count=1 -timeout 25m ./...; \
+	  echo $$? > build/test.rc; } 2>&1 | tee build/test.log
+	@rc=$$(cat build/test.rc); if [ "$$rc" != 0 ]; then contrib/ci/crash-digest.sh build/test.log; exit $$rc; fi
 	@if [ -s .test-skipped ]; then echo "make test: $$(wc -l < .test-skipped) test(s) SKIPPED for lack of data (names in .test-skipped); a full run needs bin/bench data fetch all (or ../shared/datasets)"; fi
 
 # A real one-node Slurm (installed with apt if missing; needs root): a
